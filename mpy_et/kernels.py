@@ -1,0 +1,48 @@
+"""Resolve operator names to kernels through a registry that is plain data.
+
+A registry maps "aten::add.out" to ("portable_kernels.op_add", "add_out").
+Only the modules of operators a program uses are imported, so a trimmed
+registry (selective build) pulls in only those kernels.
+"""
+
+from mpy_et.errors import OPERATOR_MISSING, MpyEtError
+
+
+def default_registry():
+    from portable_kernels.registry import KERNELS
+
+    return KERNELS
+
+
+def _import(module, function):
+    mod = __import__(module)
+    for part in module.split(".")[1:]:
+        mod = getattr(mod, part)
+    return getattr(mod, function)
+
+
+def resolve(names, uses, registry=None):
+    """Map each operator name to its kernel; report every missing one at once.
+
+    Args:
+        names: operator names, e.g. ["aten::add.out", ...].
+        uses: dict name -> list of instruction indices (for the message).
+        registry: dict name -> (module, function), default portable_kernels.
+    Returns:
+        dict name -> kernel function.
+    """
+    if registry is None:
+        registry = default_registry()
+    found, missing = {}, []
+    for name in names:
+        entry = registry.get(name)
+        if entry is None:
+            missing.append("%s (instructions %s)" % (name, uses.get(name, [])))
+            continue
+        try:
+            found[name] = _import(entry[0], entry[1])
+        except (ImportError, AttributeError) as e:
+            missing.append("%s (registered as %s.%s, which cannot be imported: %s)" % (name, entry[0], entry[1], e))
+    if missing:
+        raise MpyEtError(OPERATOR_MISSING, "%d operator(s) missing from the kernel registry: %s" % (len(missing), "; ".join(missing)))
+    return found

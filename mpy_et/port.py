@@ -1,0 +1,45 @@
+"""What differs between CPython, MicroPython and CircuitPython, detected once.
+
+Everything else in mpy_et and portable_kernels imports these names instead of
+probing the port itself.
+"""
+
+try:
+    from micropython import const
+
+    IS_MICROPYTHON = True
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+    IS_MICROPYTHON = False
+
+try:
+    import uctypes
+except ImportError:  # CPython, CircuitPython
+    uctypes = None
+
+try:
+    from time import ticks_diff, ticks_us
+except ImportError:  # CPython
+    from time import perf_counter_ns
+
+    def ticks_us():
+        return perf_counter_ns() // 1000
+
+    def ticks_diff(a, b):
+        return a - b
+
+
+def _has_memoryview_cast():
+    try:
+        memoryview(bytearray(4)).cast("f")
+        return True
+    except (AttributeError, TypeError):
+        return False
+
+
+# Typed views over a byte buffer: memoryview.cast (CPython), else uctypes
+# arrays (MicroPython), else the slow struct-based fallback (tensor.py).
+HAS_CAST = _has_memoryview_cast()

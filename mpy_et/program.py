@@ -1,0 +1,144 @@
+"""Program: a validated .pte held in memory, from which methods are loaded.
+
+The program bytes are never copied: constants become views into them. Pass
+a path (read once into RAM, or mapped in place when the file system allows
+it, as ROMFS does), bytes, a bytearray or a memoryview over flash.
+"""
+
+from mpy_et import schema as S
+from mpy_et.errors import INVALID_ARGUMENT, INVALID_PROGRAM, NOT_FOUND, NOT_SUPPORTED, MpyEtError
+from mpy_et.flatbuf import FlatReader
+
+_HEADER_OFFSET = 8
+_HEADER_MAGIC = b"eh00"
+_HEADER_MIN_LENGTH = 24
+
+
+def _read_source(source):
+    if isinstance(source, str):
+        f = open(source, "rb")
+        try:
+            try:
+                return memoryview(f)  # ROMFS: the file's bytes in place
+            except TypeError:
+                return f.read()
+        finally:
+            f.close()
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return source
+    raise MpyEtError(INVALID_ARGUMENT, "Program.load takes a path, bytes, bytearray or memoryview, not %s" % type(source).__name__)
+
+
+class Program:
+    """A loaded program. Use Program.load(); then load_method(name)."""
+
+    def __init__(self, buf):
+        self.buf = buf
+        size = len(buf)
+        if size < 8:
+            raise MpyEtError(INVALID_PROGRAM, "program is %d bytes; a .pte is at least 8" % size)
+        ident = bytes(buf[4:8])
+        if ident != S.FILE_IDENTIFIER:
+            raise MpyEtError(INVALID_PROGRAM, "not an ExecuTorch program: identifier %r at bytes 4..7, expected %r" % (ident, S.FILE_IDENTIFIER))
+        self.program_size = size
+        self.segment_base = 0
+        if size >= _HEADER_OFFSET + _HEADER_MIN_LENGTH and bytes(buf[8:12]) == _HEADER_MAGIC:
+            self._read_extended_header(size)
+        r = self.reader = FlatReader(buf, self.program_size)
+        root = r.table(r.u32(0, "root offset"), "Program")
+        self.root = root
+        self.version = r.scalar(root, S.PROGRAM_VERSION, r.u32, 0, "Program.version")
+        _, n_inline = r.vector(root, S.PROGRAM_CONSTANT_BUFFER, 4, "Program.constant_buffer")
+        if n_inline > 1:
+            raise MpyEtError(NOT_SUPPORTED, "constants stored inline in Program.constant_buffer (pre-2024 .pte layout); re-export the model")
+        self.segments = self._read_segments(r, root)
+        self._read_constant_segment(r, root)
+        plans, n = r.vector(root, S.PROGRAM_EXECUTION_PLAN, 4, "Program.execution_plan")
+        self._plans = {}
+        for i in range(n):
+            what = "execution_plan[%d]" % i
+            plan = r.table_at(plans, i, what)
+            self._plans[r.string(plan, S.EXECUTION_PLAN_NAME, what + ".name")] = plan
+
+    @staticmethod
+    def load(source):
+        """Load and validate a program from a path, bytes, bytearray or memoryview."""
+        return Program(_read_source(source))
+
+    def _read_extended_header(self, size):
+        r = FlatReader(self.buf, size)
+        length = r.u32(12, "extended header length")
+        if length < _HEADER_MIN_LENGTH:
+            raise MpyEtError(INVALID_PROGRAM, "extended header length %d < %d" % (length, _HEADER_MIN_LENGTH))
+        program_size = r.u64(16, "extended header program_size")
+        base = r.u64(24, "extended header segment_base_offset")
+        data_size = r.u64(32, "extended header segment_data_size") if length >= 32 else 0
+        if program_size > size or program_size < _HEADER_OFFSET + length:
+            raise MpyEtError(INVALID_PROGRAM, "extended header says the flatbuffer is %d bytes; the data is %d bytes (truncated file?)" % (program_size, size))
+        if base and (base < program_size or base + data_size > size):
+            raise MpyEtError(INVALID_PROGRAM, "segments at bytes %d..%d lie outside the %d-byte program (truncated file?)" % (base, base + data_size, size))
+        self.program_size = program_size
+        self.segment_base = base
+
+    def _read_segments(self, r, root):
+        start, n = r.vector(root, S.PROGRAM_SEGMENTS, 4, "Program.segments")
+        if n and not self.segment_base:
+            raise MpyEtError(INVALID_PROGRAM, "program lists %d segments but has no extended header locating them" % n)
+        segments = []
+        size = len(self.buf)
+        for i in range(n):
+            what = "segments[%d]" % i
+            seg = r.table_at(start, i, what)
+            off = self.segment_base + r.scalar(seg, S.DATA_SEGMENT_OFFSET, r.u64, 0, what)
+            length = r.scalar(seg, S.DATA_SEGMENT_SIZE, r.u64, 0, what)
+            if off + length > size:
+                raise MpyEtError(INVALID_PROGRAM, "%s: bytes %d..%d past the end of the %d-byte program (truncated file?)" % (what, off, off + length, size))
+            segments.append((off, length))
+        return segments
+
+    def _read_constant_segment(self, r, root):
+        self.constant_offsets = (0, 0)
+        self.constant_base = 0
+        self.constant_size = 0
+        cs = r.subtable(root, S.PROGRAM_CONSTANT_SEGMENT, "Program.constant_segment")
+        if not cs:
+            return
+        self.constant_offsets = r.vector(cs, S.SUBSEGMENT_OFFSETS_OFFSETS, 8, "constant_segment.offsets")
+        if self.constant_offsets[1] <= 1:
+            return
+        idx = r.scalar(cs, S.SUBSEGMENT_OFFSETS_SEGMENT_INDEX, r.u32, 0, "constant_segment")
+        if idx >= len(self.segments):
+            raise MpyEtError(INVALID_PROGRAM, "constant_segment.segment_index %d out of range (%d segments)" % (idx, len(self.segments)))
+        self.constant_base, self.constant_size = self.segments[idx]
+
+    def constant(self, index, nbytes, what):
+        """Byte offset in self.buf of constant `index` holding nbytes, checked."""
+        start, n = self.constant_offsets
+        if index >= n:
+            raise MpyEtError(INVALID_PROGRAM, "%s: data_buffer_idx %d out of range (%d constants)" % (what, index, n))
+        off = self.reader.u64(start + 8 * index, what)
+        if off + nbytes > self.constant_size:
+            raise MpyEtError(
+                INVALID_PROGRAM, "%s: constant %d at offset %d + %d bytes runs past the constant segment (%d bytes)" % (what, index, off, nbytes, self.constant_size)
+            )
+        return self.constant_base + off
+
+    @property
+    def method_names(self):
+        return list(self._plans)
+
+    def load_method(self, name="forward", buffers=None, registry=None):
+        """Prepare a method to execute.
+
+        Args:
+            name: method name, e.g. "forward".
+            buffers: optional list of bytearrays, one per planned memory id
+                (1, 2, ...); allocated here when omitted.
+            registry: optional dict op name -> (module, function); defaults to
+                portable_kernels.registry.KERNELS.
+        """
+        if name not in self._plans:
+            raise MpyEtError(NOT_FOUND, "no method %r in program; it has %s" % (name, self.method_names))
+        from mpy_et.method import Method
+
+        return Method(self, name, self._plans[name], buffers, registry)
