@@ -225,7 +225,7 @@ class Method:
         kernels = resolve([nm for nm in op_names if nm in uses], uses, registry)
         steps, step_ops = [], []
         for i, name, args in calls:
-            step = self._prepare(i, name, kernels[name], [values[a] for a in args])
+            step = self._prepare(i, name, kernels[name], [values[a] for a in _drop_return(args, values)])
             if step is not None:
                 steps.append(step)
                 step_ops.append((i, name))
@@ -291,3 +291,20 @@ class Method:
         except Exception as e:
             k, name = self._step_ops[i]
             raise MpyEtError(INTERNAL, "instruction %d (%s) failed: %s: %s" % (k, name, type(e).__name__, e))
+
+
+def _drop_return(args, values):
+    """Drop the return slot ExecuTorch appends to a kernel call's arguments.
+
+    An out variant's return values are its out tensors, passed a second time:
+    the same value index, or a TensorList of the outs when there are several.
+    """
+    n = len(args)
+    if n >= 2 and args[-1] == args[-2]:
+        return args[:-1]
+    last = values[args[-1]] if n else None
+    if isinstance(last, list) and last and n > len(last):
+        k = len(last)
+        if all(last[j] is values[args[n - 1 - k + j]] for j in range(k)):
+            return args[:-1]
+    return args

@@ -1,0 +1,48 @@
+"""export(): PyTorch module -> .pte bytes (and file)."""
+
+import torch
+
+from host_tools import memory_plan
+from host_tools.lower import lower
+from host_tools.serialize import serialize
+
+
+def supported_ops():
+    """Operator names the device runtime has kernels for (its registry)."""
+    from portable_kernels.registry import KERNELS
+
+    return set(KERNELS)
+
+
+def capture(model, example_inputs):
+    """torch.export + core ATen decompositions."""
+    if isinstance(model, torch.nn.Module):
+        model = model.eval()
+    ep = torch.export.export(model, tuple(example_inputs))
+    return ep.run_decompositions()
+
+
+def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=16, method_name="forward"):
+    """Export a model to an ExecuTorch-compatible .pte.
+
+    Args:
+        model: a torch.nn.Module (put in eval mode) whose forward takes tensors.
+        example_inputs: tuple of example tensors; their shapes and dtypes are
+            the program's (static) input shapes.
+        path: also write the file here when given.
+        alignment: alignment of each constant and of each planned tensor.
+        segment_alignment: alignment of the constant segment in the file.
+        method_name: name of the method in the program.
+    Returns:
+        The .pte file contents (bytes).
+    Raises:
+        host_tools.lower.UnsupportedOps: listing every unsupported operator
+            with its source line.
+    """
+    ir = lower(capture(model, example_inputs), supported_ops())
+    memory_plan.plan(ir, alignment)
+    data = serialize(ir, method_name, alignment, segment_alignment)
+    if path is not None:
+        with open(path, "wb") as f:
+            f.write(data)
+    return data

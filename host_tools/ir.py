@@ -1,0 +1,92 @@
+"""The program as the host builds it: values, instructions, inputs, outputs.
+
+Lowering fills it, the memory planner places its tensors, the serializer
+writes it as a .pte. Value kinds mirror the schema's KernelTypes union.
+"""
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import torch
+
+# torch dtype -> ExecuTorch scalar type (torch's c10::ScalarType numbering)
+SCALAR_TYPES = {
+    torch.uint8: 0,
+    torch.int8: 1,
+    torch.int16: 2,
+    torch.int32: 3,
+    torch.int64: 4,
+    torch.float16: 5,
+    torch.float32: 6,
+    torch.float64: 7,
+    torch.bool: 11,
+}
+ELEMENT_SIZE = {0: 1, 1: 1, 2: 2, 3: 4, 4: 8, 5: 2, 6: 4, 7: 8, 11: 1}
+
+
+@dataclass
+class TensorValue:
+    """A tensor. Exactly one of: constant data, an alias base, or planned storage."""
+
+    dtype: int
+    sizes: tuple
+    name: str = ""
+    constant: Optional[bytes] = None  # raw little-endian data of a constant
+    alias_of: Optional[int] = None  # value index of the tensor whose storage this views
+    mem_id: int = 0  # set by the memory planner (1 = the activation arena)
+    offset: int = 0
+
+    @property
+    def nbytes(self):
+        n = ELEMENT_SIZE[self.dtype]
+        for s in self.sizes:
+            n *= s
+        return n
+
+
+@dataclass
+class Value:
+    """One entry of the values table. kind is a KernelTypes member name."""
+
+    kind: str  # "Null", "Int", "Bool", "Double", "String", "Tensor", "IntList", ...
+    payload: object = None  # number, string, TensorValue, or list of value indices / numbers
+
+
+@dataclass
+class Instruction:
+    op: str  # "aten::convolution.out"
+    args: list  # value indices, outputs last
+    source: str = ""  # "model.py:12 in forward: x = self.conv(x)"
+
+
+@dataclass
+class ProgramIR:
+    values: list = field(default_factory=list)
+    instructions: list = field(default_factory=list)
+    inputs: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+    arena_sizes: list = field(default_factory=list)  # bytes per memory id 1..n (planner)
+    _interned: dict = field(default_factory=dict)
+
+    def add(self, kind, payload=None):
+        self.values.append(Value(kind, payload))
+        return len(self.values) - 1
+
+    def scalar(self, kind, payload=None):
+        """Index of a shared Null/Int/Bool/Double/String value (deduplicated)."""
+        key = (kind, type(payload).__name__, payload)
+        if key not in self._interned:
+            self._interned[key] = self.add(kind, payload)
+        return self._interned[key]
+
+    def tensor(self, index):
+        v = self.values[index]
+        return v.payload if v.kind == "Tensor" else None
+
+    def storage_of(self, index):
+        """Follow aliases to the value index that owns the storage."""
+        t = self.tensor(index)
+        while t is not None and t.alias_of is not None:
+            index = t.alias_of
+            t = self.tensor(index)
+        return index
