@@ -1,5 +1,6 @@
 """mpy_et host tools (CPython): export models to .pte, run them on targets."""
 
 from host_tools.export import export
+from host_tools.run import RunResult, run
 
-__all__ = ["export"]
+__all__ = ["RunResult", "export", "run"]

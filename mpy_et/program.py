@@ -8,6 +8,7 @@ it, as ROMFS does), bytes, a bytearray or a memoryview over flash.
 from mpy_et import schema as S
 from mpy_et.errors import INVALID_ARGUMENT, INVALID_PROGRAM, NOT_FOUND, NOT_SUPPORTED, MpyEtError
 from mpy_et.flatbuf import FlatReader
+from mpy_et.method import Method
 
 _HEADER_OFFSET = 8
 _HEADER_MAGIC = b"eh00"
@@ -139,6 +140,4 @@ class Program:
         """
         if name not in self._plans:
             raise MpyEtError(NOT_FOUND, "no method %r in program; it has %s" % (name, self.method_names))
-        from mpy_et.method import Method
-
         return Method(self, name, self._plans[name], buffers, registry)

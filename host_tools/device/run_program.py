@@ -1,0 +1,98 @@
+# Runs on the target (CPython or MicroPython). host_tools.run stages this with
+# job.json, the .pte and raw input files in DATA_DIR (a global set before this
+# runs); it prints one line "MPY_ET_RESULT <json>" with outputs and stats.
+import gc
+import json
+
+import mpy_et
+from mpy_et.port import IS_MICROPYTHON, ticks_diff, ticks_us
+from mpy_et.tensor import Tensor
+
+if IS_MICROPYTHON:
+    import micropython
+
+    def allocated():
+        return micropython.mem_total()
+
+    def used():
+        if "GC_DISABLED" in globals():
+            return None  # collecting is unsafe there: see host_tools/targets.py
+        gc.collect()
+        return gc.mem_alloc()
+
+else:
+
+    def allocated():
+        return None
+
+    def used():
+        return None
+
+
+def delta(a, b):
+    return None if a is None else b - a
+
+
+def hexlify(view):
+    return "".join("%02x" % b for b in bytes(view))
+
+
+def main(job):
+    heap0 = used()
+    t0 = ticks_us()
+    program = mpy_et.Program.load(DATA_DIR + "/" + job["pte"])  # noqa: F821 (set by the runner)
+    heap1 = used()
+    t1 = ticks_us()
+    a1 = allocated()
+    method = program.load_method(job["method"])
+    t2 = ticks_us()
+    load_alloc = delta(a1, allocated())
+    heap2 = used()
+    for i, spec in enumerate(job["inputs"]):
+        with open(DATA_DIR + "/" + spec["file"], "rb") as f:  # noqa: F821
+            data = f.read()
+        given = Tensor(spec["dtype"], tuple(spec["sizes"]))
+        given.bind(data, 0)
+        method.set_input(i, given)
+    method.execute()  # warm-up
+    a0 = allocated()
+    method.execute()
+    execute_heap = delta(a0, allocated())
+    times = []
+    for _ in range(job["repeat"]):
+        t = ticks_us()
+        method.execute()
+        times.append(ticks_diff(ticks_us(), t))
+    times.sort()
+    heap_lock_ok = None
+    if job["heap_lock"]:
+        micropython.heap_lock()
+        try:
+            method.execute()
+            heap_lock_ok = True
+        except MemoryError:
+            heap_lock_ok = False
+        finally:
+            micropython.heap_unlock()
+    outputs = []
+    for i in range(method.outputs_size()):
+        out = method.output(i)
+        outputs.append({"dtype": out.dtype, "sizes": list(out.sizes), "hex": hexlify(out.buffer)})
+    stats = {
+        "load_us": ticks_diff(t2, t0),
+        "program_load_us": ticks_diff(t1, t0),
+        "method_load_us": ticks_diff(t2, t1),
+        "execute_us": times[len(times) // 2],
+        "execute_us_min": times[0],
+        "execute_heap_bytes": execute_heap,
+        "arena_bytes": method.planned_bytes,
+        "program_heap_bytes": delta(heap0, heap1),
+        "load_method_heap_bytes": delta(heap1, heap2),
+        "load_method_alloc_bytes": load_alloc,
+        "heap_lock_ok": heap_lock_ok,
+    }
+    print("MPY_ET_RESULT " + json.dumps({"outputs": outputs, "stats": stats}))
+
+
+with open(DATA_DIR + "/job.json") as f:  # noqa: F821
+    main(json.load(f))

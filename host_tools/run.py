@@ -1,0 +1,83 @@
+"""run(): execute a .pte on a target and bring outputs and stats back."""
+
+import json
+import os
+from dataclasses import dataclass, field
+
+import torch
+
+from host_tools.ir import SCALAR_TYPES
+from host_tools.targets import TargetError, run_code
+
+_SCRIPT = os.path.join(os.path.dirname(__file__), "device", "run_program.py")
+_TORCH_DTYPE = {code: dt for dt, code in SCALAR_TYPES.items()}
+_MARK = "MPY_ET_RESULT "
+
+
+@dataclass
+class RunResult:
+    """Outputs (torch tensors) and stats measured inside the target.
+
+    stats keys: load_us (Program.load + load_method), program_load_us,
+    method_load_us, execute_us (median of `repeat` runs), execute_us_min,
+    execute_heap_bytes (bytes allocated by one execute(); None on CPython),
+    arena_bytes (planned buffers), program_heap_bytes, load_method_heap_bytes
+    (heap kept after a collection; unix MicroPython only),
+    load_method_alloc_bytes (all bytes load_method allocated, MicroPython
+    targets), heap_lock_ok (execute() ran under
+    micropython.heap_lock(); None unless asked).
+    """
+
+    outputs: list
+    stats: dict = field(default_factory=dict)
+    target: str = ""
+
+
+def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=False, timeout=600, heap_bytes=None):
+    """Run a program on a target.
+
+    Args:
+        pte: path of a .pte file, or its bytes.
+        inputs: sequence of torch tensors, one per method input.
+        target: "cpython", "unix" (MicroPython unix port) or "wasm"
+            (MicroPython WebAssembly, 32-bit, no native emitter).
+        method: method name.
+        repeat: timed executions after one warm-up (the median is reported).
+        heap_lock: also run execute() under micropython.heap_lock() and report
+            heap_lock_ok (MicroPython targets only).
+        timeout: seconds.
+        heap_bytes: MicroPython heap size for the unix target.
+    Returns:
+        RunResult.
+    Raises:
+        TargetError: the target failed; the message carries its traceback.
+    """
+    files = {}
+    if isinstance(pte, (bytes, bytearray)):
+        files["model.pte"] = bytes(pte)
+    else:
+        files["model.pte"] = os.fspath(pte)
+    specs = []
+    for i, t in enumerate(inputs):
+        t = t.detach().contiguous()
+        name = "input%d.bin" % i
+        files[name] = t.numpy().tobytes()
+        specs.append({"file": name, "dtype": SCALAR_TYPES[t.dtype], "sizes": list(t.shape)})
+    if heap_lock and target == "cpython":
+        raise ValueError("heap_lock needs a MicroPython target")
+    job = {"pte": "model.pte", "method": method, "inputs": specs, "repeat": max(1, repeat), "heap_lock": heap_lock}
+    files["job.json"] = json.dumps(job).encode()
+    with open(_SCRIPT) as f:
+        script = f.read()
+    stdout = run_code(target, script, files, timeout=timeout, heap_bytes=heap_bytes)
+    line = next((ln for ln in stdout.splitlines() if ln.startswith(_MARK)), None)
+    if line is None:
+        raise TargetError("%s printed no result:\n%s" % (target, stdout[-4000:]))
+    result = json.loads(line[len(_MARK) :])
+    outputs = []
+    for o in result["outputs"]:
+        dt = _TORCH_DTYPE[o["dtype"]]
+        data = bytearray.fromhex(o["hex"])
+        t = torch.frombuffer(data, dtype=dt) if data else torch.empty(0, dtype=dt)
+        outputs.append(t.reshape(o["sizes"]).clone())
+    return RunResult(outputs, result["stats"], target)
