@@ -1,0 +1,62 @@
+"""aten::add.out, aten::add.Scalar_out.
+
+out = self + alpha * other, with numpy broadcasting. The alpha loops are
+shared with sub (alpha negated). Integer steps allocate nothing while values
+stay within MicroPython's small-int range (+-2**30 on 32-bit ports).
+"""
+
+from portable_kernels import checks, loops
+
+
+def add_out(a, b, alpha, out):
+    r = checks.arith_dtype((a, b), (), out, "add")
+    checks.alpha(alpha, r, "add")
+    return alpha_steps(a, b, out, alpha, loops.broadcast(a, b, out, "add"), _add)
+
+
+def add_scalar_out(a, other, alpha, out):
+    r = checks.arith_dtype((a,), (other,), out, "add.Scalar")
+    checks.alpha(alpha, r, "add.Scalar")
+    checks.out_shape(out, a.sizes, "add.Scalar")
+    return scalar_step(a, out, alpha * other)
+
+
+def alpha_steps(a, b, out, alpha, plan, same):
+    """Steps for a + alpha * b; `same` handles alpha == 1 without broadcasting."""
+    if plan is None:
+        if alpha == 1:
+            return same, (a.data, b.data, out.data, out.numel)
+        return _add_alpha, (a.data, b.data, out.data, out.numel, alpha)
+    plan, n, sa, sb = plan
+    return loops.run_rows, loops.rows_ctx(_add_row, (a.data, b.data, out.data, n, sa, sb, alpha), plan)
+
+
+def scalar_step(a, out, c):
+    """Step for out = a + c (c a Python number fixed at load time)."""
+    return _add_scalar, (a.data, out.data, out.numel, c)
+
+
+def _add(ctx):
+    a, b, o, n = ctx
+    for i in range(n):
+        o[i] = a[i] + b[i]
+
+
+def _add_alpha(ctx):
+    a, b, o, n, alpha = ctx
+    for i in range(n):
+        o[i] = a[i] + alpha * b[i]
+
+
+def _add_row(rctx, ia, ib, io):
+    a, b, o, n, sa, sb, alpha = rctx
+    for k in range(io, io + n):
+        o[k] = a[ia] + alpha * b[ib]
+        ia += sa
+        ib += sb
+
+
+def _add_scalar(ctx):
+    a, o, n, c = ctx
+    for i in range(n):
+        o[i] = a[i] + c

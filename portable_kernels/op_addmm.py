@@ -1,0 +1,52 @@
+"""aten::addmm.out: beta * self + alpha * (mat1 @ mat2), self broadcast to
+[M, N] ([N], [1, N], [M, 1], [M, N] or a single element). Float only.
+
+beta == 0 ignores self entirely (NaN included), as torch does.
+"""
+
+from portable_kernels import checks, loops
+from portable_kernels.op_mm import _FLOATS, accumulate, check_mm
+
+
+def addmm_out(bias, a, b, beta, alpha, out):
+    m, k, n = check_mm(a, b, out, "addmm")
+    checks.is_tensor(bias, "addmm self")
+    checks.dtype_in(bias, _FLOATS, "addmm self")
+    checks.same_dtype(bias, out)
+    checks.number(beta, "addmm beta")
+    checks.number(alpha, "addmm alpha")
+    if len(bias.sizes) > 2 or loops.broadcast_shape(tuple(bias.sizes), (m, n), "addmm self") != (m, n):
+        checks.fail("addmm: self %s does not broadcast to the result [%d, %d]" % (checks.shape_str(bias), m, n))
+    sm, sn = loops.operand_strides(bias.sizes, (m, n))
+    if beta == 0:
+        bias_data, sm, sn, beta = None, 0, 0, 0.0
+    else:
+        bias_data = bias.data
+    return _addmm, (bias_data, sm, sn, beta, alpha, a.data, b.data, out.data, m, k, n, [0.0] * n)
+
+
+def _addmm(ctx):
+    bias, sm, sn, beta, alpha, a, b, o, m, k, n, acc = ctx
+    oi = 0
+    bi = 0
+    for i in range(m):
+        for j in range(n):
+            acc[j] = 0.0
+        accumulate(a, i * k, b, 0, k, n, acc)
+        if bias is None:
+            for j in range(n):
+                o[oi] = alpha * acc[j]
+                oi += 1
+        elif beta == 1 and alpha == 1:
+            q = bi
+            for j in range(n):
+                o[oi] = bias[q] + acc[j]
+                q += sn
+                oi += 1
+        else:
+            q = bi
+            for j in range(n):
+                o[oi] = beta * bias[q] + alpha * acc[j]
+                q += sn
+                oi += 1
+        bi += sm

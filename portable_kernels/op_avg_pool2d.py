@@ -1,0 +1,57 @@
+"""aten::avg_pool2d.out: mean over windows, with torch's divisor rules
+(count_include_pad, divisor_override, ceil_mode). Float only. Allocation in
+the step: boxed floats only."""
+
+from portable_kernels import checks, window
+
+
+def avg_pool2d_out(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
+    what = "avg_pool2d"
+    planes, h, w, oh, ow, k, s, p, _ = window.pool2d(x, out, kernel_size, stride, padding, 1, ceil_mode, what)
+    checks.flag(count_include_pad, what + " count_include_pad")
+    if divisor_override is not None and (not isinstance(divisor_override, int) or divisor_override == 0):
+        checks.fail("%s: divisor_override must be a nonzero int or None, got %r" % (what, divisor_override))
+    rows = _ranges(oh, h, k[0], s[0], p[0], count_include_pad)
+    cols = _ranges(ow, w, k[1], s[1], p[1], count_include_pad)
+    if divisor_override is not None:
+        rows = rows[:2] + ([divisor_override] * oh,)
+        cols = cols[:2] + ([1] * ow,)
+    hs = [a * w for a in rows[0]]
+    he = [e * w for e in rows[1]]
+    return _avg_pool, (x.data, out.data, planes, h * w, oh, ow, hs, he, rows[2], cols[0], cols[1], cols[2], w)
+
+
+def _ranges(n_out, n_in, k, s, p, include_pad):
+    """Per output index: valid [start, end) and the divisor factor (torch's rules)."""
+    starts, ends, sizes = [], [], []
+    for o in range(n_out):
+        a = o * s - p
+        e = min(a + k, n_in + p)
+        size = e - a
+        a = max(a, 0)
+        e = min(e, n_in)
+        starts.append(a)
+        ends.append(e)
+        sizes.append(size if include_pad else e - a)
+    return starts, ends, sizes
+
+
+def _avg_pool(ctx):
+    x, o, planes, hw, oh, ow, hs, he, fh, ws, we, fw, w = ctx
+    oi = 0
+    xb = 0
+    for _ in range(planes):
+        for i in range(oh):
+            r0 = xb + hs[i]
+            r1 = xb + he[i]
+            f = fh[i]
+            for j in range(ow):
+                c0 = ws[j]
+                c1 = we[j]
+                acc = 0.0
+                for r in range(r0, r1, w):
+                    for q in range(r + c0, r + c1):
+                        acc += x[q]
+                o[oi] = acc / (f * fw[j])
+                oi += 1
+        xb += hw

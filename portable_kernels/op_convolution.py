@@ -1,0 +1,181 @@
+"""aten::convolution.out: 2-D (NCHW) and 1-D (NCL) convolution with stride,
+padding, dilation and groups (depthwise included). Float only.
+
+How the step is fast in plain bytecode:
+- for each (batch, output channel, input channel) the input plane is copied
+  once into a preallocated list with the padding already in place (zeros),
+  so the inner loops never test bounds and read Python floats (no boxing);
+- accumulators are a preallocated list of Python floats (one output plane):
+  double precision, no float32 rounding between terms;
+- 3x3 kernels (the common case, any stride and dilation) sum all nine taps in
+  one expression per output pixel; other kernel sizes walk the output plane
+  once per tap, weight hoisted;
+- a 1x1 kernel without padding reads the input directly (no plane copy).
+Allocation in the step: boxed floats only (reads of float32 elements and
+arithmetic results). The lists live as long as the loaded method.
+"""
+
+from mpy_et import dtypes
+from portable_kernels import checks
+
+_FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
+
+
+def convolution_out(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
+    what = "convolution"
+    for t, name in ((x, "input"), (weight, "weight"), (out, "out")):
+        checks.is_tensor(t, "%s %s" % (what, name))
+        checks.dtype_in(t, _FLOATS, "%s %s" % (what, name))
+    checks.same_dtype(x, weight, out)
+    if transposed:
+        checks.not_supported("%s: transposed convolution is not supported" % what)
+    nd = len(x.sizes)
+    if nd not in (3, 4):
+        checks.fail("%s: input must be 3-D (N, C, L) or 4-D (N, C, H, W), got %s" % (what, checks.shape_str(x)))
+    if len(weight.sizes) != nd:
+        checks.fail("%s: weight %s must have as many dims as input %s" % (what, checks.shape_str(weight), checks.shape_str(x)))
+    sp = nd - 2
+    stride = checks.int_list(stride, sp, what + " stride", 1)
+    padding = checks.int_list(padding, sp, what + " padding", 0)
+    dilation = checks.int_list(dilation, sp, what + " dilation", 1)
+    if not isinstance(groups, int) or groups < 1:
+        checks.fail("%s: groups must be a positive int, got %r" % (what, groups))
+    if nd == 3:  # 1-D: a 2-D convolution over a height-1 plane
+        n, c, h, w = x.sizes[0], x.sizes[1], 1, x.sizes[2]
+        oc, cpg, kh, kw = weight.sizes[0], weight.sizes[1], 1, weight.sizes[2]
+        sh, sw, ph, pw, dh, dw = 1, stride[0], 0, padding[0], 1, dilation[0]
+    else:
+        n, c, h, w = x.sizes
+        oc, cpg, kh, kw = weight.sizes
+        sh, sw = stride
+        ph, pw = padding
+        dh, dw = dilation
+    if c % groups or oc % groups:
+        checks.fail("%s: input channels (%d) and output channels (%d) must be divisible by groups (%d)" % (what, c, oc, groups))
+    if cpg != c // groups:
+        checks.fail(
+            "%s: weight %s needs %d input channels per group (input %s, groups %d)"
+            % (what, checks.shape_str(weight), c // groups, checks.shape_str(x), groups)
+        )
+    if bias is not None:
+        checks.is_tensor(bias, what + " bias")
+        checks.same_dtype(x, bias)
+        if tuple(bias.sizes) != (oc,):
+            checks.fail("%s: bias must be [%d], got %s" % (what, oc, checks.shape_str(bias)))
+    hp, wp = h + 2 * ph, w + 2 * pw
+    oh = (hp - dh * (kh - 1) - 1) // sh + 1
+    ow = (wp - dw * (kw - 1) - 1) // sw + 1
+    if oh < 1 or ow < 1 or kh < 1 or kw < 1:
+        checks.fail(
+            "%s: kernel %s (dilation %s) is larger than the padded input %s"
+            % (what, checks.shape_str(weight), list(dilation), checks.shape_str(x))
+        )
+    want = (n, oc, ow) if nd == 3 else (n, oc, oh, ow)
+    checks.out_shape(out, want, what)
+    if out.numel == 0:
+        return None
+    direct = kh == 1 and kw == 1 and ph == 0 and pw == 0
+    geom = (n, c // groups * h * w, oc // groups, cpg, h, w, wp, ph * wp + pw, oh, ow, sh * wp, sw)
+    acc = [0.0] * (oh * ow)
+    plane = None if direct else [0.0] * (hp * wp)
+    bdata = bias.data if bias is not None else None
+    if kh == 3 and kw == 3:
+        taps = tuple(i * dh * wp + j * dw for i in range(3) for j in range(3))
+        return _conv3x3, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + taps[1:]
+    taps = tuple(i * dh * wp + j * dw for i in range(kh) for j in range(kw))
+    return _conv, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (taps, direct)
+
+
+def _fill(x, xi, plane, p, h, w, wp):
+    """Copy one h x w input plane into the padded plane list at p (not a step)."""
+    for _ in range(h):
+        for q in range(p, p + w):
+            plane[q] = x[xi]
+            xi += 1
+        p += wp
+
+
+def _conv3x3(ctx):
+    x, wt, bias, o, acc, pl, oc_n, n, gstride, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, t1, t2, t3, t4, t5, t6, t7, t8 = ctx
+    hw = h * w
+    ohw = oh * ow
+    owsw = ow * sw
+    oi = 0
+    for b in range(n):
+        for oc in range(oc_n):
+            bv = bias[oc] if bias is not None else 0.0
+            for j in range(ohw):
+                acc[j] = bv
+            xi = (b * oc_n // opg + oc // opg) * gstride
+            wi = oc * cpg * 9
+            for _ in range(cpg):
+                _fill(x, xi, pl, p0, h, w, wp)
+                xi += hw
+                w0 = wt[wi]
+                w1 = wt[wi + 1]
+                w2 = wt[wi + 2]
+                w3 = wt[wi + 3]
+                w4 = wt[wi + 4]
+                w5 = wt[wi + 5]
+                w6 = wt[wi + 6]
+                w7 = wt[wi + 7]
+                w8 = wt[wi + 8]
+                wi += 9
+                j = 0
+                r = 0
+                for _ in range(oh):
+                    for a in range(r, r + owsw, sw):
+                        acc[j] += (
+                            w0 * pl[a]
+                            + w1 * pl[a + t1]
+                            + w2 * pl[a + t2]
+                            + w3 * pl[a + t3]
+                            + w4 * pl[a + t4]
+                            + w5 * pl[a + t5]
+                            + w6 * pl[a + t6]
+                            + w7 * pl[a + t7]
+                            + w8 * pl[a + t8]
+                        )
+                        j += 1
+                    r += rstep
+            for j in range(ohw):
+                o[oi] = acc[j]
+                oi += 1
+
+
+def _conv(ctx):
+    x, wt, bias, o, acc, pl, oc_n, n, gstride, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, taps, direct = ctx
+    hw = h * w
+    ohw = oh * ow
+    owsw = ow * sw
+    ntaps = len(taps)
+    oi = 0
+    for b in range(n):
+        for oc in range(oc_n):
+            bv = bias[oc] if bias is not None else 0.0
+            for j in range(ohw):
+                acc[j] = bv
+            xi = (b * oc_n // opg + oc // opg) * gstride
+            wi = oc * cpg * ntaps
+            for _ in range(cpg):
+                if direct:
+                    src = x
+                    base = xi
+                else:
+                    _fill(x, xi, pl, p0, h, w, wp)
+                    src = pl
+                    base = 0
+                xi += hw
+                for t in range(ntaps):
+                    wv = wt[wi]
+                    wi += 1
+                    j = 0
+                    r = base + taps[t]
+                    for _ in range(oh):
+                        for a in range(r, r + owsw, sw):
+                            acc[j] += wv * src[a]
+                            j += 1
+                        r += rstep
+            for j in range(ohw):
+                o[oi] = acc[j]
+                oi += 1

@@ -1,0 +1,10 @@
+"""aten::hardtanh.out: clamp to [min_val, max_val] (clamp's loops)."""
+
+from portable_kernels import checks
+from portable_kernels.op_clamp import clamp_steps
+
+
+def hardtanh_out(x, min_val, max_val, out):
+    checks.arith_dtype((x,), (min_val, max_val), out, "hardtanh")
+    checks.out_shape(out, x.sizes, "hardtanh")
+    return clamp_steps(x, out, min_val, max_val)

@@ -1,0 +1,50 @@
+"""aten::max_pool2d_with_indices.out: max over windows (padding is -inf) and
+the flat index of the max within its input plane (h * W + w), as torch.
+
+NaN wins, as in torch. Window bounds are precomputed per output row and
+column, so the step has no padding tests. Float only; indices int64 (or
+int32). Allocation in the step: boxed floats only.
+"""
+
+import math
+
+from mpy_et import dtypes
+from portable_kernels import checks, window
+
+
+def max_pool2d_with_indices_out(x, kernel_size, stride, padding, dilation, ceil_mode, out, indices):
+    what = "max_pool2d_with_indices"
+    planes, h, w, oh, ow, k, s, p, d = window.pool2d(x, out, kernel_size, stride, padding, dilation, ceil_mode, what)
+    checks.is_tensor(indices, what + " indices")
+    checks.dtype_in(indices, (dtypes.LONG, dtypes.INT), what + " indices")
+    checks.out_shape(indices, out.sizes, what + " indices")
+    hs, he = window.starts_ends(oh, h, k[0], s[0], p[0], d[0])
+    ws, we = window.starts_ends(ow, w, k[1], s[1], p[1], d[1])
+    hs = [a * w for a in hs]  # rows as flat offsets within the plane
+    he = [e * w for e in he]
+    return _max_pool, (x.data, out.data, indices.data, planes, h * w, oh, ow, hs, he, ws, we, d[0] * w, d[1], -math.inf)
+
+
+def _max_pool(ctx):
+    x, o, ix, planes, hw, oh, ow, hs, he, ws, we, rstep, dw, ninf = ctx
+    oi = 0
+    xb = 0
+    for _ in range(planes):
+        for i in range(oh):
+            r0 = hs[i]
+            r1 = he[i]
+            for j in range(ow):
+                c0 = ws[j]
+                c1 = we[j]
+                m = ninf
+                mi = r0 + c0
+                for r in range(r0, r1, rstep):
+                    for q in range(r + c0, r + c1, dw):
+                        v = x[xb + q]
+                        if v > m or v != v:
+                            m = v
+                            mi = q
+                o[oi] = m
+                ix[oi] = mi
+                oi += 1
+        xb += hw

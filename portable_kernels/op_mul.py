@@ -1,0 +1,42 @@
+"""aten::mul.out, aten::mul.Scalar_out: elementwise product with broadcasting.
+
+Integer steps allocate nothing while products stay within MicroPython's
+small-int range (+-2**30 on 32-bit ports).
+"""
+
+from portable_kernels import checks, loops
+
+
+def mul_out(a, b, out):
+    checks.arith_dtype((a, b), (), out, "mul")
+    plan = loops.broadcast(a, b, out, "mul")
+    if plan is None:
+        return _mul, (a.data, b.data, out.data, out.numel)
+    plan, n, sa, sb = plan
+    return loops.run_rows, loops.rows_ctx(_mul_row, (a.data, b.data, out.data, n, sa, sb), plan)
+
+
+def mul_scalar_out(a, other, out):
+    checks.arith_dtype((a,), (other,), out, "mul.Scalar")
+    checks.out_shape(out, a.sizes, "mul.Scalar")
+    return _mul_scalar, (a.data, out.data, out.numel, other)
+
+
+def _mul(ctx):
+    a, b, o, n = ctx
+    for i in range(n):
+        o[i] = a[i] * b[i]
+
+
+def _mul_row(rctx, ia, ib, io):
+    a, b, o, n, sa, sb = rctx
+    for k in range(io, io + n):
+        o[k] = a[ia] * b[ib]
+        ia += sa
+        ib += sb
+
+
+def _mul_scalar(ctx):
+    a, o, n, c = ctx
+    for i in range(n):
+        o[i] = a[i] * c

@@ -1,0 +1,33 @@
+"""aten::permute_copy.out: out[i0, i1, ...] = x[...] with dims reordered.
+
+Any dtype (int64 is copied as int32 halves). The step walks out in order and
+gathers from x with the permuted strides (loops.run_rows); integer steps do
+not allocate, float steps box one float per element.
+"""
+
+from portable_kernels import checks, loops
+
+
+def permute_copy_out(x, dims, out):
+    what = "permute_copy"
+    checks.is_tensor(x, what + " self")
+    checks.is_tensor(out, what + " out")
+    checks.same_dtype(x, out)
+    nd = len(x.sizes)
+    if not isinstance(dims, (tuple, list)) or len(dims) != nd:
+        checks.fail("%s: dims %r must list each of the %d dims of %s once" % (what, dims, nd, checks.shape_str(x)))
+    perm = [checks.norm_dim(d, nd, what) for d in dims]
+    if sorted(perm) != list(range(nd)):
+        checks.fail("%s: dims %s is not a permutation of %d dims" % (what, list(dims), nd))
+    sizes = tuple(x.sizes[d] for d in perm)
+    checks.out_shape(out, sizes, what)
+    src, units = loops.copy_view(x)
+    dst = loops.copy_view(out)[0]
+    st = loops.contiguous_strides(x.sizes)
+    strides = [st[d] * units for d in perm] + [1]
+    plan, n, step, _ = loops.rows_plan(sizes + (units,), strides, [0] * (nd + 1))
+    if plan[7] == 0:
+        return None
+    if plan[0] == 0 and step == 1:  # the identity permutation (up to size-1 dims)
+        return loops.copy_all(x, out)
+    return loops.run_rows, loops.rows_ctx(loops.copy_row, (src, dst, n, step), plan)

