@@ -22,7 +22,7 @@ def capture(model, example_inputs):
     return ep.run_decompositions()
 
 
-def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=16, method_name="forward"):
+def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=16, method_name="forward", preserve_inputs=True):
     """Export a model to an ExecuTorch-compatible .pte.
 
     Args:
@@ -33,6 +33,10 @@ def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=
         alignment: alignment of each constant and of each planned tensor.
         segment_alignment: alignment of the constant segment in the file.
         method_name: name of the method in the program.
+        preserve_inputs: keep the input tensors intact through execute(), so
+            it can run again on the same inputs; False lets later tensors
+            reuse their bytes (a smaller arena; set the inputs before every
+            execute(), as with ExecuTorch's own exporter).
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -40,7 +44,7 @@ def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=
             with its source line.
     """
     ir = lower(capture(model, example_inputs), supported_ops())
-    memory_plan.plan(ir, alignment)
+    memory_plan.plan(ir, alignment, preserve_inputs)
     data = serialize(ir, method_name, alignment, segment_alignment)
     if path is not None:
         with open(path, "wb") as f:

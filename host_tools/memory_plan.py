@@ -25,8 +25,13 @@ def _align(n, alignment):
     return (n + alignment - 1) // alignment * alignment
 
 
-def lifetimes(ir):
-    """value index (storage owner) -> Lifetime, for every planned tensor."""
+def lifetimes(ir, preserve_inputs=True):
+    """value index (storage owner) -> Lifetime, for every planned tensor.
+
+    With preserve_inputs, method inputs live to the end, so execute() can be
+    called again without setting them again; otherwise their bytes are reused
+    after their last read (ExecuTorch's default).
+    """
     n = len(ir.instructions)
     spans = {}
 
@@ -53,15 +58,18 @@ def lifetimes(ir):
                     touch(item, step)
     for o in ir.outputs:
         touch(o, n)
+    if preserve_inputs:
+        for i in ir.inputs:
+            touch(i, n)
     return spans
 
 
-def plan(ir, alignment=16):
+def plan(ir, alignment=16, preserve_inputs=True):
     """Assign (mem_id 1, offset) to every planned tensor and its aliases.
 
     Returns the arena size in bytes (also stored as ir.arena_sizes = [size]).
     """
-    spans = lifetimes(ir)
+    spans = lifetimes(ir, preserve_inputs)
     order = sorted(spans, key=lambda i: (-ir.tensor(i).nbytes, spans[i].start, i))
     placed = []  # (offset, end offset, lifetime)
     size = 0
@@ -69,7 +77,7 @@ def plan(ir, alignment=16):
         t = ir.tensor(idx)
         need = _align(t.nbytes, alignment)
         offset = 0
-        for start, end, life in sorted(p for p in placed if p[2].overlaps(spans[idx])):
+        for start, end, _ in sorted((p for p in placed if p[2].overlaps(spans[idx])), key=lambda p: (p[0], p[1])):
             if offset + need <= start:
                 break
             offset = max(offset, _align(end, alignment))
@@ -91,7 +99,7 @@ class PlanError(AssertionError):
 
 def verify(ir, spans=None):
     """Check that no two tensors alive at the same time share bytes."""
-    spans = lifetimes(ir) if spans is None else spans
+    spans = lifetimes(ir, preserve_inputs=False) if spans is None else spans
     items = [(i, ir.tensor(i), spans[i]) for i in spans]
     for i, t, life in items:
         if t.mem_id != 1 or t.offset < 0 or t.offset + t.nbytes > (ir.arena_sizes or [0])[0]:

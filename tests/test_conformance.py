@@ -1,0 +1,80 @@
+"""ExecuTorch conformance, both ways, against executorch==1.5.1."""
+
+import pytest
+import torch
+from conftest import TARGETS
+
+import mpy_et
+from host_tools import run
+
+
+def _et_run(pte, inputs):
+    from executorch.runtime import Runtime
+
+    method = Runtime.get().load_program(pte).load_method("forward")
+    return method.execute(list(inputs))
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_our_pte_runs_in_executorch(examples, name):
+    _, inputs, expected, pte = examples[name]
+    got = _et_run(pte, inputs)
+    for g, w in zip(got, expected):
+        torch.testing.assert_close(g, w, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_executorch_pte_runs_on_mpy_et(examples, et_programs, name, target):
+    _, inputs, expected, _ = examples[name]
+    res = run(et_programs[name], inputs, target, repeat=1)
+    for g, w in zip(res.outputs, expected):
+        torch.testing.assert_close(g, w, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_same_outputs_as_executorch_runtime(examples, name):
+    """Our runtime and ExecuTorch's, on the same (our) file, agree closely."""
+    _, inputs, _, pte = examples[name]
+    ours = run(pte, inputs, "cpython", repeat=1).outputs
+    theirs = _et_run(pte, inputs)
+    for a, b in zip(ours, theirs):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-6)
+
+
+def test_arena_not_larger_than_executorch(examples, et_programs):
+    """Same lifetime rules as ExecuTorch: no larger. Preserving the inputs
+    (our default) costs at most their size on top."""
+    from host_tools import export
+
+    model, inputs, _, pte = examples["cnn"]
+    theirs = mpy_et.Program.load(et_programs["cnn"]).load_method().planned_bytes
+    same_rules = mpy_et.Program.load(export(model, inputs, preserve_inputs=False)).load_method().planned_bytes
+    default = mpy_et.Program.load(pte).load_method().planned_bytes
+    assert same_rules <= theirs, (same_rules, theirs)
+    assert default <= theirs + sum(t.numel() * t.element_size() for t in inputs), (default, theirs)
+
+
+def test_schema_matches_executorch():
+    """Our schema text gives every table field the slot ExecuTorch's gives it."""
+    import os
+
+    import executorch
+
+    from host_tools import fbs
+
+    ours = fbs.load()
+    et_dir = os.path.join(list(executorch.__path__)[0], "schema")
+    with open(os.path.join(et_dir, "program.fbs")) as f:
+        text = f.read()
+    with open(os.path.join(et_dir, "scalar_type.fbs")) as f:
+        text += f.read()
+    theirs = fbs.parse(text)
+    assert ours.file_identifier == theirs.file_identifier == "ET12"
+    for table, fields in theirs.tables.items():
+        mine = {f.name: (f.slot, f.type, f.vector) for f in ours.tables[table]}
+        for f in fields:
+            assert mine.get(f.name) == (f.slot, f.type, f.vector), (table, f.name)
+    assert ours.unions == theirs.unions
+    for enum, (base, members) in theirs.enums.items():
+        assert ours.enums[enum] == (base, members), enum
