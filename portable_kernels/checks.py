@@ -89,7 +89,7 @@ def int_list(v, n, what, minimum=None):
     if len(v) == 1:
         v = tuple(v) * n
     if len(v) != n:
-        fail("%s must have 1 or %d values, got %s" % (what, n, list(v)))
+        fail("%s must have %s, got %s" % (what, "1 value" if n == 1 else "1 or %d values" % n, list(v)))
     if minimum is not None:
         for x in v:
             if x < minimum:

@@ -139,6 +139,37 @@ def broadcast(a, b, out, what):
     return plan, inner, isa, isb
 
 
+def accumulate(a, ai, b, bi, k, n, acc):
+    """acc[j] += sum over kk < k of a[ai + kk] * b[bi + kk * n + j], for j < n.
+
+    The row-times-matrix loop of mm, addmm, bmm and 1x1 convolution, called
+    by their steps once per output row: k-outer, four rows of b per pass, so
+    each element of b is read once and the sums stay Python floats in acc.
+    Allocation: boxed floats only.
+    """
+    n2 = 2 * n
+    n3 = 3 * n
+    n4 = 4 * n
+    k4 = k - k % 4
+    for kk in range(ai, ai + k4, 4):
+        a0 = a[kk]
+        a1 = a[kk + 1]
+        a2 = a[kk + 2]
+        a3 = a[kk + 3]
+        j = 0
+        for q in range(bi, bi + n):
+            acc[j] += a0 * b[q] + a1 * b[q + n] + a2 * b[q + n2] + a3 * b[q + n3]
+            j += 1
+        bi += n4
+    for kk in range(ai + k4, ai + k):
+        a0 = a[kk]
+        j = 0
+        for q in range(bi, bi + n):
+            acc[j] += a0 * b[q]
+            j += 1
+        bi += n
+
+
 # -- raw copies ---------------------------------------------------------------
 
 

@@ -5,7 +5,8 @@ beta == 0 ignores self entirely (NaN included), as torch does.
 """
 
 from portable_kernels import checks, loops
-from portable_kernels.op_mm import _FLOATS, accumulate, check_mm
+from portable_kernels.loops import accumulate
+from portable_kernels.op_mm import _FLOATS, check_mm
 
 
 def addmm_out(bias, a, b, beta, alpha, out):

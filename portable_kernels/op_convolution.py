@@ -10,13 +10,16 @@ How the step is fast in plain bytecode:
 - 3x3 kernels (the common case, any stride and dilation) sum all nine taps in
   one expression per output pixel; other kernel sizes walk the output plane
   once per tap, weight hoisted;
-- a 1x1 kernel without padding reads the input directly (no plane copy).
+- a 1x1 kernel with stride 1 and no padding is a matrix product per group
+  (loops.accumulate); other 1x1 kernels without padding read the input
+  directly (no plane copy).
 Allocation in the step: boxed floats only (reads of float32 elements and
 arithmetic results). The lists live as long as the loaded method.
 """
 
 from mpy_et import dtypes
 from portable_kernels import checks
+from portable_kernels.loops import accumulate
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -75,15 +78,35 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     if out.numel == 0:
         return None
     direct = kh == 1 and kw == 1 and ph == 0 and pw == 0
+    if direct and sh == 1 and sw == 1:
+        return _conv1x1, (x.data, weight.data, bdata_of(bias), out.data, [0.0] * (h * w), n, oc, oc // groups, cpg, h * w)
     geom = (n, c // groups * h * w, oc // groups, cpg, h, w, wp, ph * wp + pw, oh, ow, sh * wp, sw)
     acc = [0.0] * (oh * ow)
     plane = None if direct else [0.0] * (hp * wp)
-    bdata = bias.data if bias is not None else None
+    bdata = bdata_of(bias)
     if kh == 3 and kw == 3:
         taps = tuple(i * dh * wp + j * dw for i in range(3) for j in range(3))
         return _conv3x3, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + taps[1:]
     taps = tuple(i * dh * wp + j * dw for i in range(kh) for j in range(kw))
     return _conv, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (taps, direct)
+
+
+def bdata_of(bias):
+    return bias.data if bias is not None else None
+
+
+def _conv1x1(ctx):
+    x, wt, bias, o, acc, n, oc_n, opg, cpg, hw = ctx
+    oi = 0
+    for b in range(n):
+        for oc in range(oc_n):
+            bv = bias[oc] if bias is not None else 0.0
+            for j in range(hw):
+                acc[j] = bv
+            accumulate(wt, oc * cpg, x, (b * oc_n // opg + oc // opg) * cpg * hw, cpg, hw, acc)
+            for j in range(hw):
+                o[oi] = acc[j]
+                oi += 1
 
 
 def _fill(x, xi, plane, p, h, w, wp):

@@ -1,13 +1,12 @@
-"""aten::mm.out and the matrix-product loop shared with addmm and bmm. Float only.
+"""aten::mm.out, and the checks and step shared with bmm. Float only.
 
-The loop runs k-outer: four rows of mat2 are scaled by four elements of a
-mat1 row and summed into a list of Python floats (one output row), so each
-float32 element of mat2 is read once per output row. Allocation in the
-step: boxed floats only.
+Each output row is summed into a list of Python floats by
+loops.accumulate. Allocation in the step: boxed floats only.
 """
 
 from mpy_et import dtypes
 from portable_kernels import checks
+from portable_kernels.loops import accumulate
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -29,31 +28,6 @@ def check_mm(a, b, out, what, batched=False):
         checks.fail("%s: shapes %s and %s cannot be multiplied" % (what, checks.shape_str(a), checks.shape_str(b)))
     checks.out_shape(out, tuple(a.sizes[:-1]) + (b.sizes[-1],), what)
     return a.sizes[-2], a.sizes[-1], b.sizes[-1]
-
-
-def accumulate(a, ai, b, bi, k, n, acc):
-    """acc[j] += sum over kk of a[ai + kk] * b[bi + kk * n + j] (a helper the steps call once per output row)."""
-    n2 = 2 * n
-    n3 = 3 * n
-    n4 = 4 * n
-    k4 = k - k % 4
-    for kk in range(ai, ai + k4, 4):
-        a0 = a[kk]
-        a1 = a[kk + 1]
-        a2 = a[kk + 2]
-        a3 = a[kk + 3]
-        j = 0
-        for q in range(bi, bi + n):
-            acc[j] += a0 * b[q] + a1 * b[q + n] + a2 * b[q + n2] + a3 * b[q + n3]
-            j += 1
-        bi += n4
-    for kk in range(ai + k4, ai + k):
-        a0 = a[kk]
-        j = 0
-        for q in range(bi, bi + n):
-            acc[j] += a0 * b[q]
-            j += 1
-        bi += n
 
 
 def _mm(ctx):

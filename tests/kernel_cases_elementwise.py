@@ -70,6 +70,11 @@ def add_sub_mul_cases():
         Case("add i32 alpha 3", "aten::add.out", [rnd(5, dtype=I32), rnd(5, dtype=I32, seed=9), 3, Out((5,), I32)], noalloc=True),
         Case("add i32 + f32 -> f32", "aten::add.out", [rnd(2, 3, dtype=I32), rnd(2, 3), 1, Out((2, 3))]),
         Case("add i16 + i32 -> i32", "aten::add.out", [rnd(4, dtype=I16), rnd(4, dtype=I32), 1, Out((4,), I32)]),
+        Case(
+            "add u8 + i8 -> i16",
+            "aten::add.out",
+            [torch.tensor([0, 7, 200], dtype=torch.uint8), torch.tensor([-5, 3, 50], dtype=torch.int8), 1, Out((3,), I16)],
+        ),
         Case("add i32 -> i64 out", "aten::add.out", [rnd(4, dtype=I32), rnd(4, dtype=I32, seed=3), 1, Out((4,), I64)]),
         Case("add 0-dim f64 + f32 -> f32", "aten::add.out", [rnd(3), torch.tensor(2.5, dtype=F64), 1, Out((3,))]),
         Case("add inf nan", "aten::add.out", [torch.tensor([INF, -INF, NAN, 1.0]), torch.tensor([1.0, 2.0, 3.0, INF]), 1, Out((4,))]),

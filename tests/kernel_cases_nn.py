@@ -40,6 +40,8 @@ def conv_cases():
         ("1-D k3", (1, 3, 10), (4, 3, 3), True, [1], [1], [1], 1),
         ("1-D k5 stride 2 dilation 2 groups 3", (2, 3, 17), (6, 1, 5), True, [2], [2], [2], 3),
         ("1-D k1", (1, 4, 6), (2, 4, 1), False, [1], [0], [1], 1),
+        ("1x1 groups 2 batch 2", (2, 4, 3, 5), (6, 2, 1, 1), True, [1, 1], [0, 0], [1, 1], 2),
+        ("1x1 k=9 channels", (1, 9, 2, 3), (2, 9, 1, 1), True, [1, 1], [0, 0], [1, 1], 1),
     ]
     cases = []
     for name, xs, ws, has_bias, stride, padding, dilation, groups in configs:
@@ -83,6 +85,13 @@ def conv_errors():
         ("stride zero", bad(stride=[0, 1]), INVALID_ARGUMENT, "stride must be >= 1"),
         ("negative padding", bad(padding=[-1]), INVALID_ARGUMENT, "padding must be >= 0"),
         ("stride too long", bad(stride=[1, 1, 1]), INVALID_ARGUMENT, "1 or 2 values"),
+        ("stride not ints", bad(stride=[1.5, 1]), INVALID_ARGUMENT, "list of ints"),
+        (
+            "1-D stride too long",
+            bad(x=rnd(1, 3, 5), w=rnd(4, 3, 3), stride=[1, 1], out=Out((1, 4, 3))),
+            INVALID_ARGUMENT,
+            "must have 1 value",
+        ),
         ("kernel too large", bad(w=rnd(4, 3, 7, 7), out=Out((1, 4, 1, 1))), INVALID_ARGUMENT, "larger than the padded input"),
         ("wrong out shape", bad(out=Out((1, 4, 5, 5))), INVALID_ARGUMENT, "result has shape [1, 4, 3, 3]"),
     ]
@@ -261,6 +270,7 @@ def softmax_cases():
             Case("%s error half_to_float" % op, key, [x, -1, True, Out(x.shape)], error=(NOT_SUPPORTED, "half_to_float")),
             Case("%s error int input" % op, key, [rnd(3, dtype=I32), 0, False, Out((3,), I32)], error=(INVALID_TYPE, "int32")),
             Case("%s error bad dim" % op, key, [x, 3, False, Out(x.shape)], error=(INVALID_ARGUMENT, "out of range")),
+            Case("%s error dim not an int" % op, key, [x, None, False, Out(x.shape)], error=(INVALID_ARGUMENT, "dim must be an int")),
             Case("%s error out shape" % op, key, [x, 0, False, Out((2, 3))], error=(INVALID_ARGUMENT, "result has shape")),
             Case("%s error out dtype" % op, key, [x, 0, False, Out(x.shape, F64)], error=(INVALID_TYPE, "dtype mismatch")),
         ]

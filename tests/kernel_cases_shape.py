@@ -61,6 +61,7 @@ def cat_cases():
         Case("cat many chunks f32", "aten::cat.out", [tall, 1, Out((40, 5))]),
         Case("cat many chunks i32", "aten::cat.out", [itall, 1, Out((40, 3), I32)], noalloc=True),
         Case("cat many chunks i64", "aten::cat.out", [ltall, -1, Out((40, 3), I64)], noalloc=True),
+        Case("cat only legacy empty", "aten::cat.out", [[torch.zeros(0), torch.zeros(0)], 0, Out((0,))]),
         Case("cat f64", "aten::cat.out", [[a.double(), c.double()], 0, Out((6, 3), F64)], atol=0, rtol=0),
     ]
 
@@ -92,6 +93,7 @@ def shape_errors():
         ("aten::view_copy.out", "view_copy two -1", [x, [-1, -1], Out((2, 3))], INVALID_ARGUMENT, "only one"),
         ("aten::view_copy.out", "view_copy numel", [x, [4, 2], Out((4, 2))], INVALID_ARGUMENT, "invalid for input of size 6"),
         ("aten::view_copy.out", "view_copy -1 does not divide", [x, [-1, 4], Out((2, 4))], INVALID_ARGUMENT, "invalid for input of size 6"),
+        ("aten::view_copy.out", "view_copy size not ints", [x, [2.0, 3], Out((2, 3))], INVALID_ARGUMENT, "list of ints"),
         ("aten::view_copy.out", "view_copy negative size", [x, [-2, -3], Out((2, 3))], INVALID_ARGUMENT, "invalid size"),
         ("aten::view_copy.out", "view_copy out shape", [x, [3, 2], Out((6,))], INVALID_ARGUMENT, "result has shape [3, 2]"),
         ("aten::view_copy.out", "view_copy dtype", [x, [6], Out((6,), F64)], INVALID_TYPE, "dtype mismatch"),
