@@ -70,16 +70,23 @@ def source_of(node):
 
 
 def out_variant(target):
-    """The out-variant OpOverload for a functional core-ATen op, or None."""
+    """The out-variant OpOverload for a functional core-ATen op, or None.
+
+    Preferred names first (add.Tensor -> add.out, add.Scalar -> add.Scalar_out),
+    then any overload taking the same arguments plus out tensors (sort.values).
+    """
     if target in COPY_VARIANTS:
         return COPY_VARIANTS[target]
     packet = getattr(_aten, target._schema.name.split("::")[1])
     overload = target._overloadname
-    for name in (("out",) if overload in ("default", "Tensor") else ()) + (overload + "_out", "out"):
-        if name in packet.overloads():
-            cand = getattr(packet, name)
-            if any(a.is_out for a in cand._schema.arguments):
-                return cand
+    names = (("out",) if overload in ("default", "Tensor") else ()) + (overload + "_out", "out")
+    wanted = [a.name for a in target._schema.arguments]
+    candidates = [getattr(packet, n) for n in names if n in packet.overloads()]
+    candidates += [getattr(packet, n) for n in packet.overloads() if n not in names]
+    for cand in candidates:
+        args = cand._schema.arguments
+        if any(a.is_out for a in args) and [a.name for a in args if not a.is_out] == wanted:
+            return cand
     return None
 
 

@@ -102,7 +102,10 @@ class FlatReader:
         start, n = self.vector(table, slot, 1, what)
         if not start:
             return ""
-        return str(bytes(self.buf[start : start + n]), "utf-8")
+        try:
+            return str(bytes(self.buf[start : start + n]), "utf-8")
+        except UnicodeError:
+            self.fail(what, "string is not valid UTF-8")
 
     def ints(self, start, n, fmt, size, what):
         """A tuple of n scalars of a vector already bounds-checked by vector()."""
