@@ -77,13 +77,14 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     checks.out_shape(out, want, what)
     if out.numel == 0:
         return None
+    bdata = bias.data if bias is not None else None
     direct = kh == 1 and kw == 1 and ph == 0 and pw == 0
     if direct and sh == 1 and sw == 1:
-        return _conv1x1, (x.data, weight.data, bdata_of(bias), out.data, [0.0] * (h * w), n, oc, oc // groups, cpg, h * w)
-    geom = (n, c // groups * h * w, oc // groups, cpg, h, w, wp, ph * wp + pw, oh, ow, sh * wp, sw)
+        return _conv1x1, (x.data, weight.data, bdata, out.data, [0.0] * (h * w), n, oc, groups, oc // groups, cpg, h * w)
+    # geometry in the padded plane: wp wide, the input starts at ph * wp + pw
+    geom = (n, groups, oc // groups, cpg, h, w, wp, ph * wp + pw, oh, ow, sh * wp, sw)
     acc = [0.0] * (oh * ow)
     plane = None if direct else [0.0] * (hp * wp)
-    bdata = bdata_of(bias)
     if kh == 3 and kw == 3:
         taps = tuple(i * dh * wp + j * dw for i in range(3) for j in range(3))
         return _conv3x3, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + taps[1:]
@@ -91,19 +92,15 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     return _conv, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (taps, direct)
 
 
-def bdata_of(bias):
-    return bias.data if bias is not None else None
-
-
 def _conv1x1(ctx):
-    x, wt, bias, o, acc, n, oc_n, opg, cpg, hw = ctx
+    x, wt, bias, o, acc, n, oc_n, groups, opg, cpg, hw = ctx
     oi = 0
     for b in range(n):
         for oc in range(oc_n):
             bv = bias[oc] if bias is not None else 0.0
             for j in range(hw):
                 acc[j] = bv
-            accumulate(wt, oc * cpg, x, (b * oc_n // opg + oc // opg) * cpg * hw, cpg, hw, acc)
+            accumulate(wt, oc * cpg, x, (b * groups + oc // opg) * cpg * hw, cpg, hw, acc)
             for j in range(hw):
                 o[oi] = acc[j]
                 oi += 1
@@ -119,8 +116,9 @@ def _fill(x, xi, plane, p, h, w, wp):
 
 
 def _conv3x3(ctx):
-    x, wt, bias, o, acc, pl, oc_n, n, gstride, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, t1, t2, t3, t4, t5, t6, t7, t8 = ctx
+    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, t1, t2, t3, t4, t5, t6, t7, t8 = ctx
     hw = h * w
+    gstride = cpg * hw
     ohw = oh * ow
     owsw = ow * sw
     oi = 0
@@ -129,7 +127,7 @@ def _conv3x3(ctx):
             bv = bias[oc] if bias is not None else 0.0
             for j in range(ohw):
                 acc[j] = bv
-            xi = (b * oc_n // opg + oc // opg) * gstride
+            xi = (b * groups + oc // opg) * gstride
             wi = oc * cpg * 9
             for _ in range(cpg):
                 _fill(x, xi, pl, p0, h, w, wp)
@@ -167,8 +165,9 @@ def _conv3x3(ctx):
 
 
 def _conv(ctx):
-    x, wt, bias, o, acc, pl, oc_n, n, gstride, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, taps, direct = ctx
+    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, taps, direct = ctx
     hw = h * w
+    gstride = cpg * hw
     ohw = oh * ow
     owsw = ow * sw
     ntaps = len(taps)
@@ -178,7 +177,7 @@ def _conv(ctx):
             bv = bias[oc] if bias is not None else 0.0
             for j in range(ohw):
                 acc[j] = bv
-            xi = (b * oc_n // opg + oc // opg) * gstride
+            xi = (b * groups + oc // opg) * gstride
             wi = oc * cpg * ntaps
             for _ in range(cpg):
                 if direct:

@@ -1,7 +1,8 @@
 """aten::div.out, aten::div.Scalar_out: true division (the result is floating).
 
 x / 0 gives +-inf or nan as in torch: the fast loop runs under try, and on
-ZeroDivisionError the tensor is recomputed with a checked division.
+ZeroDivisionError the rest of the tensor, from the failing element on, is
+computed with a checked division.
 """
 
 import math
@@ -47,26 +48,26 @@ def safe_div(x, y):
 
 def _div(ctx):
     a, b, o, n = ctx
+    i = 0
     try:
         for i in range(n):
             o[i] = a[i] / b[i]
     except ZeroDivisionError:
-        for i in range(n):
-            o[i] = safe_div(a[i], b[i])
+        for k in range(i, n):
+            o[k] = safe_div(a[k], b[k])
 
 
 def _div_row(rctx, ia, ib, io):
     a, b, o, n, sa, sb = rctx
-    ja = ia
-    jb = ib
+    k = io
     try:
         for k in range(io, io + n):
-            o[k] = a[ja] / b[jb]
-            ja += sa
-            jb += sb
+            o[k] = a[ia] / b[ib]
+            ia += sa
+            ib += sb
     except ZeroDivisionError:
-        for k in range(io, io + n):
-            o[k] = safe_div(a[ia], b[ib])
+        for q in range(k, io + n):
+            o[q] = safe_div(a[ia], b[ib])
             ia += sa
             ib += sb
 

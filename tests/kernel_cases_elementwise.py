@@ -110,6 +110,10 @@ def div_cases():
     cases += [
         Case("div by zero", "aten::div.out", [zeros, den, Out((7,))]),
         Case("div by zero broadcast", "aten::div.out", [zeros.reshape(7, 1), torch.tensor([0.0, 2.0]), Out((7, 2))]),
+        Case(
+            "div by zero mid-tensor", "aten::div.out", [torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.tensor([1.0, 0.0, 2.0, -0.0]), Out((4,))]
+        ),
+        Case("div by zero mid-row", "aten::div.out", [rnd(2, 4), torch.tensor([1.0, 0.0, 2.0, -0.0]), Out((2, 4))]),
         Case("div i32 / i32 -> f32", "aten::div.out", [rnd(6, dtype=I32), nonzero(6, dtype=I32, seed=3), Out((6,))]),
         Case("div i32 by zero", "aten::div.out", [torch.tensor([3, -2, 0], dtype=I32), torch.tensor([0, 0, 0], dtype=I32), Out((3,))]),
         Case("div.Scalar f32", "aten::div.Scalar_out", [rnd(2, 3), 3.0, Out((2, 3))]),
