@@ -19,10 +19,12 @@ class RunResult:
     """Outputs (torch tensors) and stats measured inside the target.
 
     stats keys: load_us (Program.load + load_method), program_load_us,
-    method_load_us, execute_us (median of `repeat` runs), execute_us_min,
+    method_load_us (a second load_method: kernel modules already imported),
+    first_method_load_us (the first, importing them), execute_us (median of `repeat` runs), execute_us_min,
     execute_heap_bytes (bytes allocated by one execute(); None on CPython),
     arena_bytes (planned buffers), program_heap_bytes, load_method_heap_bytes
-    (heap kept after a collection; unix MicroPython only),
+    (heap kept after a collection, arena included; unix MicroPython only;
+    first_load_method_heap_bytes includes the imported kernel modules),
     load_method_alloc_bytes (all bytes load_method allocated, MicroPython
     targets), heap_lock_ok (execute() ran under
     micropython.heap_lock(); None unless asked).
