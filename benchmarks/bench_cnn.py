@@ -54,13 +54,22 @@ def main():
         print("%-28s %12.1f %14s" % ("mpy_et on " + target, s["execute_us"], "%.0fx" % (s["execute_us"] / et_us)))
         print(
             "    load %d us; load_method heap kept %s B (first load, importing kernels: %s B); load_method allocated %s B; execute allocated %s B"
-            % (s["load_us"], s["load_method_heap_bytes"], s["first_load_method_heap_bytes"], s["load_method_alloc_bytes"], s["execute_heap_bytes"])
+            % (
+                s["load_us"],
+                s["load_method_heap_bytes"],
+                s["first_load_method_heap_bytes"],
+                s["load_method_alloc_bytes"],
+                s["execute_heap_bytes"],
+            )
         )
     ours = mpy_et.Program.load(pte).load_method().planned_bytes
     same_rules = mpy_et.Program.load(export(model, inputs, preserve_inputs=False)).load_method().planned_bytes
     theirs = mpy_et.Program.load(et_pte).load_method().planned_bytes
     print("\nplanned arena bytes: ExecuTorch %d; mpy_et %d (%.2fx), inputs preserved across execute()" % (theirs, ours, ours / theirs))
-    print("                     mpy_et with ExecuTorch's lifetime rules (preserve_inputs=False): %d (%.2fx)" % (same_rules, same_rules / theirs))
+    print(
+        "                     mpy_et with ExecuTorch's lifetime rules (preserve_inputs=False): %d (%.2fx)"
+        % (same_rules, same_rules / theirs)
+    )
 
 
 if __name__ == "__main__":

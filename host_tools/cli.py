@@ -60,7 +60,14 @@ def _report(res, expected):
 
     print(
         "%s: load %s, execute %s (median), arena %s, load_method heap %s, execute allocated %s"
-        % (res.target, fmt("load_us", " us"), fmt("execute_us", " us"), fmt("arena_bytes", " B"), fmt("load_method_heap_bytes", " B"), fmt("execute_heap_bytes", " B"))
+        % (
+            res.target,
+            fmt("load_us", " us"),
+            fmt("execute_us", " us"),
+            fmt("arena_bytes", " B"),
+            fmt("load_method_heap_bytes", " B"),
+            fmt("execute_heap_bytes", " B"),
+        )
     )
     return worst if torch.isfinite(torch.tensor(worst)) else float("inf")
 

@@ -101,7 +101,7 @@ def verify(ir, spans=None):
     """Check that no two tensors alive at the same time share bytes."""
     spans = lifetimes(ir, preserve_inputs=False) if spans is None else spans
     items = [(i, ir.tensor(i), spans[i]) for i in spans]
-    for i, t, life in items:
+    for i, t, _ in items:
         if t.mem_id != 1 or t.offset < 0 or t.offset + t.nbytes > (ir.arena_sizes or [0])[0]:
             raise PlanError("tensor %s (values[%d]) is outside the arena" % (t.name, i))
     for a in range(len(items)):

@@ -1,10 +1,10 @@
 """mpy_et: run ExecuTorch .pte programs on MicroPython, CircuitPython and CPython.
 
-    program = mpy_et.Program.load("model.pte")
-    method = program.load_method("forward")
-    method.set_input(0, samples)
-    method.execute()
-    print(method.output(0).tolist())
+program = mpy_et.Program.load("model.pte")
+method = program.load_method("forward")
+method.set_input(0, samples)
+method.execute()
+print(method.output(0).tolist())
 """
 
 from mpy_et.errors import MpyEtError

@@ -55,10 +55,14 @@ class Method:
         self.planned_sizes = sizes
         if buffers is not None:
             if len(buffers) != len(sizes):
-                raise MpyEtError(INVALID_ARGUMENT, "%s needs %d planned buffers (memory ids 1..%d), got %d" % (w, len(sizes), len(sizes), len(buffers)))
+                raise MpyEtError(
+                    INVALID_ARGUMENT, "%s needs %d planned buffers (memory ids 1..%d), got %d" % (w, len(sizes), len(sizes), len(buffers))
+                )
             for i, (b, size) in enumerate(zip(buffers, sizes)):
                 if len(b) < size:
-                    raise MpyEtError(MEMORY_ALLOCATION_FAILED, "%s: planned buffer for memory id %d is %d bytes, needs %d" % (w, i + 1, len(b), size))
+                    raise MpyEtError(
+                        MEMORY_ALLOCATION_FAILED, "%s: planned buffer for memory id %d is %d bytes, needs %d" % (w, i + 1, len(b), size)
+                    )
             return list(buffers)
         out = []
         for i, size in enumerate(sizes):
@@ -67,7 +71,10 @@ class Method:
             try:
                 out.append(bytearray(size))
             except MemoryError:
-                raise MpyEtError(MEMORY_ALLOCATION_FAILED, "%s: cannot allocate %d bytes for memory id %d; pass buffers= allocated early" % (w, size, i + 1))
+                raise MpyEtError(
+                    MEMORY_ALLOCATION_FAILED,
+                    "%s: cannot allocate %d bytes for memory id %d; pass buffers= allocated early" % (w, size, i + 1),
+                )
         return out
 
     def _values(self, r, plan, w):
@@ -129,12 +136,16 @@ class Method:
     def _tensor(self, r, pos, what):
         dtype = r.scalar(pos, S.TENSOR_SCALAR_TYPE, r.u8, 0, what)
         if dtype not in dtypes.INFO:
-            raise MpyEtError(NOT_SUPPORTED, "%s: tensor scalar type %d is not supported (supported: %s)" % (what, dtype, sorted(dtypes.INFO)))
+            raise MpyEtError(
+                NOT_SUPPORTED, "%s: tensor scalar type %d is not supported (supported: %s)" % (what, dtype, sorted(dtypes.INFO))
+            )
         if r.scalar(pos, S.TENSOR_STORAGE_OFFSET, r.i32, 0, what):
             raise MpyEtError(NOT_SUPPORTED, "%s: nonzero storage_offset" % what)
         dyn = r.scalar(pos, S.TENSOR_SHAPE_DYNAMISM, r.u8, 0, what)
         if dyn != S.TENSOR_SHAPE_DYNAMISM_STATIC:
-            raise MpyEtError(NOT_SUPPORTED, "%s: dynamic shapes (shape_dynamism %d) are not supported; export with static shapes" % (what, dyn))
+            raise MpyEtError(
+                NOT_SUPPORTED, "%s: dynamic shapes (shape_dynamism %d) are not supported; export with static shapes" % (what, dyn)
+            )
         s, k = r.vector(pos, S.TENSOR_SIZES, 4, what + " sizes")
         sizes = r.ints(s, k, "i", 4, what)
         limit = len(self.program.buf) + self.planned_bytes
@@ -151,7 +162,9 @@ class Method:
             if k != len(sizes):
                 r.fail(what, "dim_order has %d entries for %d dims" % (k, len(sizes)))
             if order != tuple(range(k)):
-                raise MpyEtError(NOT_SUPPORTED, "%s: dim_order %s (e.g. channels-last) is not supported; only contiguous tensors" % (what, list(order)))
+                raise MpyEtError(
+                    NOT_SUPPORTED, "%s: dim_order %s (e.g. channels-last) is not supported; only contiguous tensors" % (what, list(order))
+                )
         extra = r.subtable(pos, S.TENSOR_EXTRA_TENSOR_INFO, what)
         if extra and r.scalar(extra, S.EXTRA_TENSOR_INFO_LOCATION, r.u8, 0, what) != S.TENSOR_DATA_LOCATION_SEGMENT:
             raise MpyEtError(NOT_SUPPORTED, "%s: tensor data stored outside the program (external .ptd) is not supported" % what)
@@ -169,7 +182,11 @@ class Method:
             if mem < 1 or mem > len(self.buffers):
                 r.fail(what, "memory_id %d out of range (program plans %d buffers)" % (mem, len(self.buffers)))
             if off + t.nbytes > self.planned_sizes[mem - 1]:
-                r.fail(what, "planned at offset %d + %d bytes, past the end of memory id %d (%d bytes)" % (off, t.nbytes, mem, self.planned_sizes[mem - 1]))
+                r.fail(
+                    what,
+                    "planned at offset %d + %d bytes, past the end of memory id %d (%d bytes)"
+                    % (off, t.nbytes, mem, self.planned_sizes[mem - 1]),
+                )
             t.bind(self.buffers[mem - 1], off)
         return t
 
@@ -237,10 +254,16 @@ class Method:
         except MpyEtError as e:
             raise MpyEtError(e.code, "instruction %d (%s): %s" % (i, name, e.message))
         except (TypeError, ValueError, IndexError) as e:
-            raise MpyEtError(INVALID_PROGRAM, "instruction %d (%s): arguments do not fit the kernel: %s: %s" % (i, name, type(e).__name__, e))
+            raise MpyEtError(
+                INVALID_PROGRAM, "instruction %d (%s): arguments do not fit the kernel: %s: %s" % (i, name, type(e).__name__, e)
+            )
         for a in args:
             if isinstance(a, Tensor) and a.data is None:
-                raise MpyEtError(INVALID_PROGRAM, "instruction %d (%s): a %s tensor argument has no storage (not constant, planned or an input)" % (i, name, list(a.sizes)))
+                raise MpyEtError(
+                    INVALID_PROGRAM,
+                    "instruction %d (%s): a %s tensor argument has no storage (not constant, planned or an input)"
+                    % (i, name, list(a.sizes)),
+                )
         return step
 
     # -- the user's API ----------------------------------------------------

@@ -40,7 +40,9 @@ class Program:
             raise MpyEtError(INVALID_PROGRAM, "program is %d bytes; a .pte is at least 8" % size)
         ident = bytes(buf[4:8])
         if ident != S.FILE_IDENTIFIER:
-            raise MpyEtError(INVALID_PROGRAM, "not an ExecuTorch program: identifier %r at bytes 4..7, expected %r" % (ident, S.FILE_IDENTIFIER))
+            raise MpyEtError(
+                INVALID_PROGRAM, "not an ExecuTorch program: identifier %r at bytes 4..7, expected %r" % (ident, S.FILE_IDENTIFIER)
+            )
         self.program_size = size
         self.segment_base = 0
         if size >= _HEADER_OFFSET + _HEADER_MIN_LENGTH and bytes(buf[8:12]) == _HEADER_MAGIC:
@@ -51,7 +53,9 @@ class Program:
         self.version = r.scalar(root, S.PROGRAM_VERSION, r.u32, 0, "Program.version")
         _, n_inline = r.vector(root, S.PROGRAM_CONSTANT_BUFFER, 4, "Program.constant_buffer")
         if n_inline > 1:
-            raise MpyEtError(NOT_SUPPORTED, "constants stored inline in Program.constant_buffer (pre-2024 .pte layout); re-export the model")
+            raise MpyEtError(
+                NOT_SUPPORTED, "constants stored inline in Program.constant_buffer (pre-2024 .pte layout); re-export the model"
+            )
         self.segments = self._read_segments(r, root)
         self._read_constant_segment(r, root)
         plans, n = r.vector(root, S.PROGRAM_EXECUTION_PLAN, 4, "Program.execution_plan")
@@ -75,9 +79,15 @@ class Program:
         base = r.u64(24, "extended header segment_base_offset")
         data_size = r.u64(32, "extended header segment_data_size") if length >= 32 else 0
         if program_size > size or program_size < _HEADER_OFFSET + length:
-            raise MpyEtError(INVALID_PROGRAM, "extended header says the flatbuffer is %d bytes; the data is %d bytes (truncated file?)" % (program_size, size))
+            raise MpyEtError(
+                INVALID_PROGRAM,
+                "extended header says the flatbuffer is %d bytes; the data is %d bytes (truncated file?)" % (program_size, size),
+            )
         if base and (base < program_size or base + data_size > size):
-            raise MpyEtError(INVALID_PROGRAM, "segments at bytes %d..%d lie outside the %d-byte program (truncated file?)" % (base, base + data_size, size))
+            raise MpyEtError(
+                INVALID_PROGRAM,
+                "segments at bytes %d..%d lie outside the %d-byte program (truncated file?)" % (base, base + data_size, size),
+            )
         self.program_size = program_size
         self.segment_base = base
 
@@ -93,7 +103,10 @@ class Program:
             off = self.segment_base + r.scalar(seg, S.DATA_SEGMENT_OFFSET, r.u64, 0, what)
             length = r.scalar(seg, S.DATA_SEGMENT_SIZE, r.u64, 0, what)
             if off + length > size:
-                raise MpyEtError(INVALID_PROGRAM, "%s: bytes %d..%d past the end of the %d-byte program (truncated file?)" % (what, off, off + length, size))
+                raise MpyEtError(
+                    INVALID_PROGRAM,
+                    "%s: bytes %d..%d past the end of the %d-byte program (truncated file?)" % (what, off, off + length, size),
+                )
             segments.append((off, length))
         return segments
 
@@ -120,7 +133,9 @@ class Program:
         off = self.reader.u64(start + 8 * index, what)
         if off + nbytes > self.constant_size:
             raise MpyEtError(
-                INVALID_PROGRAM, "%s: constant %d at offset %d + %d bytes runs past the constant segment (%d bytes)" % (what, index, off, nbytes, self.constant_size)
+                INVALID_PROGRAM,
+                "%s: constant %d at offset %d + %d bytes runs past the constant segment (%d bytes)"
+                % (what, index, off, nbytes, self.constant_size),
             )
         return self.constant_base + off
 

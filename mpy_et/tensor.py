@@ -116,19 +116,23 @@ class Tensor:
             if data.dtype != self.dtype or data.sizes != self.sizes:
                 raise MpyEtError(
                     INVALID_ARGUMENT,
-                    "expected %s%s, got %s%s"
-                    % (dtypes.name(self.dtype), list(self.sizes), dtypes.name(data.dtype), list(data.sizes)),
+                    "expected %s%s, got %s%s" % (dtypes.name(self.dtype), list(self.sizes), dtypes.name(data.dtype), list(data.sizes)),
                 )
             data = data.buffer
         if isinstance(data, (bytes, bytearray, memoryview)):
             n = len(data) * (data.itemsize if hasattr(data, "itemsize") else 1)
             if n != self.nbytes:
-                raise MpyEtError(INVALID_ARGUMENT, "expected %d bytes (%s%s), got %d" % (self.nbytes, dtypes.name(self.dtype), list(self.sizes), n))
+                raise MpyEtError(
+                    INVALID_ARGUMENT, "expected %d bytes (%s%s), got %d" % (self.nbytes, dtypes.name(self.dtype), list(self.sizes), n)
+                )
             self.buffer[:] = data
             return
         typecode = getattr(data, "typecode", None)
         if typecode is not None and typecode != dtypes.INFO[self.dtype][2]:
-            raise MpyEtError(INVALID_TYPE, "expected %s data (array typecode %r), got typecode %r" % (dtypes.name(self.dtype), dtypes.INFO[self.dtype][2], typecode))
+            raise MpyEtError(
+                INVALID_TYPE,
+                "expected %s data (array typecode %r), got typecode %r" % (dtypes.name(self.dtype), dtypes.INFO[self.dtype][2], typecode),
+            )
         flat = []
         shape = _flatten(data, flat)
         if typecode is None and shape != list(self.sizes) and not (len(shape) == 1 and shape[0] == self.numel):

@@ -98,12 +98,21 @@ def mutations(data):
     out.append(("absurd tensor size", _put(data, sizes, "<i", 0x7FFFFFFF), INVALID, "more data than"))
     out.append(("negative tensor size", _put(data, sizes, "<i", -3), INVALID, "negative size"))
     alloc = r.subtable(t, S.TENSOR_ALLOCATION_INFO, "")
-    out.append(("planned offset past arena", _put(data, r.field(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, ""), "<I", 10**9), INVALID, "past the end of memory id"))
+    out.append(
+        (
+            "planned offset past arena",
+            _put(data, r.field(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, ""), "<I", 10**9),
+            INVALID,
+            "past the end of memory id",
+        )
+    )
     out.append(("memory id out of range", _put(data, r.field(alloc, S.ALLOCATION_DETAILS_MEMORY_ID, ""), "<I", 9), INVALID, "memory_id 9"))
     bufs, _ = loc.vector(loc.plan, S.EXECUTION_PLAN_NON_CONST_BUFFER_SIZES)
     out.append(("absurd arena size", _put(data, bufs + 8, "<q", 1 << 40), INVALID, "absurd size"))
     ct = loc.constant_tensor()
-    out.append(("constant index out of range", _put(data, r.field(ct, S.TENSOR_DATA_BUFFER_IDX, ""), "<I", 5000), INVALID, "data_buffer_idx 5000"))
+    out.append(
+        ("constant index out of range", _put(data, r.field(ct, S.TENSOR_DATA_BUFFER_IDX, ""), "<I", 5000), INVALID, "data_buffer_idx 5000")
+    )
     cs = r.subtable(loc.root, S.PROGRAM_CONSTANT_SEGMENT, "")
     offs, _ = loc.vector(cs, S.SUBSEGMENT_OFFSETS_OFFSETS)
     out.append(("constant offset past segment", _put(data, offs + 8, "<Q", 1 << 33), INVALID, "past the constant segment"))

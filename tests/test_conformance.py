@@ -78,3 +78,10 @@ def test_schema_matches_executorch():
     assert ours.unions == theirs.unions
     for enum, (base, members) in theirs.enums.items():
         assert ours.enums[enum] == (base, members), enum
+
+
+def test_generated_schema_is_current():
+    from host_tools import fbs, gen_schema
+
+    with open(gen_schema.OUT_PATH) as f:
+        assert f.read() == gen_schema.generate(fbs.load()), "run: python -m host_tools.gen_schema"
