@@ -5,6 +5,8 @@ How the step is fast in plain bytecode:
 - for each (batch, output channel, input channel) the input plane is copied
   once into a preallocated list with the padding already in place (zeros),
   so the inner loops never test bounds and read Python floats (no boxing);
+  with one input channel per group (depthwise, or a 1-channel image) the
+  plane is copied once for all output channels that read it;
 - accumulators are a preallocated list of Python floats (one output plane):
   double precision, no float32 rounding between terms;
 - 3x3 kernels (the common case, any stride and dilation) sum all nine taps in
@@ -121,6 +123,7 @@ def _conv3x3(ctx):
     gstride = cpg * hw
     ohw = oh * ow
     owsw = ow * sw
+    filled = -1  # input offset of the plane in pl
     oi = 0
     for b in range(n):
         for oc in range(oc_n):
@@ -130,7 +133,9 @@ def _conv3x3(ctx):
             xi = (b * groups + oc // opg) * gstride
             wi = oc * cpg * 9
             for _ in range(cpg):
-                _fill(x, xi, pl, p0, h, w, wp)
+                if xi != filled:  # one input channel per group: reuse the plane
+                    _fill(x, xi, pl, p0, h, w, wp)
+                    filled = xi
                 xi += hw
                 w0 = wt[wi]
                 w1 = wt[wi + 1]
@@ -171,6 +176,7 @@ def _conv(ctx):
     ohw = oh * ow
     owsw = ow * sw
     ntaps = len(taps)
+    filled = -1  # input offset of the plane in pl
     oi = 0
     for b in range(n):
         for oc in range(oc_n):
@@ -184,7 +190,9 @@ def _conv(ctx):
                     src = x
                     base = xi
                 else:
-                    _fill(x, xi, pl, p0, h, w, wp)
+                    if xi != filled:
+                        _fill(x, xi, pl, p0, h, w, wp)
+                        filled = xi
                     src = pl
                     base = 0
                 xi += hw
