@@ -123,3 +123,31 @@ def test_readme_commands_are_what_ci_runs():
         ci = f.read()
     assert len(readme) == 2 and "mpy-et demo" in readme[0]
     assert readme[1] in ci
+
+
+_NO_UCTYPES = """
+import mpy_et.tensor as T
+T.uctypes = None  # as on CircuitPython: no uctypes, no memoryview.cast
+T.HAS_CAST = False
+import mpy_et
+m = mpy_et.Program.load(DATA_DIR + "/m.pte").load_method()
+with open(DATA_DIR + "/x.bin", "rb") as f:
+    m.set_input(0, f.read())
+with open(DATA_DIR + "/g.bin", "rb") as f:
+    m.set_input(1, f.read())
+m.execute()
+assert type(m.output(0).data).__name__ == "StructView"
+print(m.output(0).tolist())
+"""
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix"])
+def test_struct_fallback_without_uctypes(examples, target):
+    """The slow typed-view fallback for ports without uctypes gives the same result."""
+    from host_tools.targets import run_code
+
+    _, inputs, expected, pte = examples["mlp"]
+    files = {"m.pte": pte, "x.bin": inputs[0].numpy().tobytes(), "g.bin": inputs[1].numpy().tobytes()}
+    out = run_code(target, _NO_UCTYPES, files)
+    got = torch.tensor(eval(out.strip().splitlines()[-1]))
+    torch.testing.assert_close(got, expected[0], atol=1e-5, rtol=1e-5)
