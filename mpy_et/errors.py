@@ -49,8 +49,3 @@ class MpyEtError(Exception):
     def name(self):
         return _NAMES.get(self.code, "Error")
 
-
-def check(cond, message, code=INVALID_ARGUMENT):
-    """Raise MpyEtError(code, message) unless cond. For load-time checks."""
-    if not cond:
-        raise MpyEtError(code, message)

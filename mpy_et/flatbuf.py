@@ -107,6 +107,6 @@ class FlatReader:
         except UnicodeError:
             self.fail(what, "string is not valid UTF-8")
 
-    def ints(self, start, n, fmt, size, what):
+    def ints(self, start, n, fmt):
         """A tuple of n scalars of a vector already bounds-checked by vector()."""
         return tuple(struct.unpack_from("<%d%s" % (n, fmt), self.buf, start)) if n else ()

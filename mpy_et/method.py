@@ -102,16 +102,16 @@ class Method:
                 values[i] = self._tensor(r, pos, what)
             elif tag == S.KERNEL_TYPES_DOUBLE_LIST:
                 s, k = r.vector(pos, S.DOUBLE_LIST_ITEMS, 8, what)
-                values[i] = r.ints(s, k, "d", 8, what)
+                values[i] = r.ints(s, k, "d")
             elif tag == S.KERNEL_TYPES_BOOL_LIST:
                 s, k = r.vector(pos, S.BOOL_LIST_ITEMS, 1, what)
-                values[i] = tuple(bool(b) for b in r.ints(s, k, "B", 1, what))
+                values[i] = tuple(bool(b) for b in r.ints(s, k, "B"))
             elif tag == S.KERNEL_TYPES_INT_LIST:
                 s, k = r.vector(pos, S.INT_LIST_ITEMS, 8, what)
-                lists.append((i, tag, r.ints(s, k, "q", 8, what)))
+                lists.append((i, tag, r.ints(s, k, "q")))
             elif tag in (S.KERNEL_TYPES_TENSOR_LIST, S.KERNEL_TYPES_OPTIONAL_TENSOR_LIST):
                 s, k = r.vector(pos, S.TENSOR_LIST_ITEMS, 4, what)  # same slot in OptionalTensorList
-                lists.append((i, tag, r.ints(s, k, "i", 4, what)))
+                lists.append((i, tag, r.ints(s, k, "i")))
             else:
                 r.fail(what, "unknown value type tag %d" % tag)
         # Boxed lists hold value indices; resolve them once all values exist.
@@ -147,7 +147,7 @@ class Method:
                 NOT_SUPPORTED, "%s: dynamic shapes (shape_dynamism %d) are not supported; export with static shapes" % (what, dyn)
             )
         s, k = r.vector(pos, S.TENSOR_SIZES, 4, what + " sizes")
-        sizes = r.ints(s, k, "i", 4, what)
+        sizes = r.ints(s, k, "i")
         limit = len(self.program.buf) + self.planned_bytes
         numel = 1
         for d in sizes:
@@ -158,7 +158,7 @@ class Method:
                 r.fail(what, "sizes %s describe more data than the program and its buffers hold" % (list(sizes),))
         s, k = r.vector(pos, S.TENSOR_DIM_ORDER, 1, what + " dim_order")
         if k:
-            order = r.ints(s, k, "B", 1, what)
+            order = r.ints(s, k, "B")
             if k != len(sizes):
                 r.fail(what, "dim_order has %d entries for %d dims" % (k, len(sizes)))
             if order != tuple(range(k)):
@@ -193,7 +193,7 @@ class Method:
     def _io(self, r, plan, slot, values, what):
         s, k = r.vector(plan, slot, 4, what)
         out = []
-        for j in r.ints(s, k, "i", 4, what):
+        for j in r.ints(s, k, "i"):
             if j < 0 or j >= len(values):
                 r.fail(what, "refers to values[%d]; there are %d values" % (j, len(values)))
             out.append(values[j])
@@ -231,7 +231,7 @@ class Method:
                 if op < 0 or op >= n_ops:
                     r.fail(what, "op_index %d out of range (%d operators)" % (op, n_ops))
                 sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, what + " args")
-                args = r.ints(sa, na, "i", 4, what)
+                args = r.ints(sa, na, "i")
                 for a in args:
                     if a < 0 or a >= len(values):
                         r.fail(what, "(%s) argument refers to values[%d]; there are %d values" % (op_names[op], a, len(values)))

@@ -88,10 +88,6 @@ class Tensor:
         self.offset = offset
         self.data = typed_view(buf, offset, self.numel, self.dtype)
 
-    def alias(self, other):
-        """Share `other`'s storage (a view); sizes may differ, numel may not."""
-        self.bind(other.buf, other.offset)
-
     @property
     def dim(self):
         return len(self.sizes)
