@@ -48,4 +48,3 @@ class MpyEtError(Exception):
     @property
     def name(self):
         return _NAMES.get(self.code, "Error")
-
