@@ -37,27 +37,28 @@ class Locator:
                 return i, self.r.subtable(ev, S.EVALUE_VAL, "")
         raise LookupError(tag)
 
+    def _tensor(self, wanted, what):
+        """The first Tensor value whose table passes wanted(table)."""
+        start, n = self.vector(self.plan, S.EXECUTION_PLAN_VALUES)
+        for i in range(n):
+            ev = self.r.table_at(start, i, "")
+            if self.r.scalar(ev, S.EVALUE_VAL_TYPE, self.r.u8, 0, "") == S.KERNEL_TYPES_TENSOR:
+                t = self.r.subtable(ev, S.EVALUE_VAL, "")
+                if wanted(t):
+                    return t
+        raise LookupError(what)
+
     def planned_tensor(self):
         """A planned tensor whose offset is written (nonzero)."""
-        start, n = self.vector(self.plan, S.EXECUTION_PLAN_VALUES)
-        for i in range(n):
-            ev = self.r.table_at(start, i, "")
-            if self.r.scalar(ev, S.EVALUE_VAL_TYPE, self.r.u8, 0, "") == S.KERNEL_TYPES_TENSOR:
-                t = self.r.subtable(ev, S.EVALUE_VAL, "")
-                alloc = self.r.subtable(t, S.TENSOR_ALLOCATION_INFO, "")
-                if alloc and self.r.field(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, ""):
-                    return t
-        raise LookupError("planned tensor")
+
+        def wanted(t):
+            alloc = self.r.subtable(t, S.TENSOR_ALLOCATION_INFO, "")
+            return alloc and self.r.field(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, "")
+
+        return self._tensor(wanted, "planned tensor")
 
     def constant_tensor(self):
-        start, n = self.vector(self.plan, S.EXECUTION_PLAN_VALUES)
-        for i in range(n):
-            ev = self.r.table_at(start, i, "")
-            if self.r.scalar(ev, S.EVALUE_VAL_TYPE, self.r.u8, 0, "") == S.KERNEL_TYPES_TENSOR:
-                t = self.r.subtable(ev, S.EVALUE_VAL, "")
-                if self.r.scalar(t, S.TENSOR_DATA_BUFFER_IDX, self.r.u32, 0, ""):
-                    return t
-        raise LookupError("constant tensor")
+        return self._tensor(lambda t: self.r.scalar(t, S.TENSOR_DATA_BUFFER_IDX, self.r.u32, 0, ""), "constant tensor")
 
     def kernel_call(self, k=0):
         start, _ = self.vector(self.plan, S.EXECUTION_PLAN_CHAINS)
