@@ -1,6 +1,20 @@
-"""mpy_et host tools (CPython): export models to .pte, run them on targets."""
+"""mpy_et host tools (CPython): export models to .pte, run them on targets.
 
-from host_tools.export import export
-from host_tools.run import RunResult, run
+`export`, `run` and `RunResult` are imported on first use, so that tools which
+do not need torch (the CLI's argument parsing, `--version`) start quickly and
+can set up warning filters before torch is imported.
+"""
+
+import importlib
 
 __all__ = ["RunResult", "export", "run"]
+_LAZY = {"export": "host_tools.export", "run": "host_tools.run", "RunResult": "host_tools.run"}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError("module 'host_tools' has no attribute %r" % name)
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    # Importing the submodule bound its module object to this name: rebind the function.
+    globals()[name] = value
+    return value

@@ -1,19 +1,51 @@
-"""The `mpy-et` command: export, run, demo."""
+"""The `mpy-et` command: export, run, demo.
+
+Errors reach the user as one line on stderr and a non-zero exit status;
+`--debug` shows the traceback instead.
+"""
 
 import argparse
 import os
 import runpy
 import sys
+import warnings
+
+from host_tools.targets import TARGETS
 
 _EXAMPLES = os.path.join(os.path.dirname(__file__), "examples")
 
 
+class CliError(Exception):
+    """A problem the user can fix; printed as one line, no traceback."""
+
+
+def _version():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mpy-et")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "unknown (not installed)"
+
+
+def _existing(path, what):
+    if not os.path.exists(path):
+        raise CliError("%s %s: no such file" % (what, path))
+    if os.path.isdir(path):
+        raise CliError("%s %s: is a directory, expected a file" % (what, path))
+    return path
+
+
 def load_model_file(path):
     """Run a model file; return (model, example_inputs) it defines."""
-    ns = runpy.run_path(path)
+    _existing(path, "model file")
+    try:
+        ns = runpy.run_path(path)
+    except Exception as e:
+        raise CliError("model file %s failed to run: %s: %s" % (path, type(e).__name__, e)) from e
     missing = [name for name in ("model", "example_inputs") if name not in ns]
     if missing:
-        raise SystemExit("%s must define %s (an nn.Module and a tuple of example tensors)" % (path, " and ".join(missing)))
+        raise CliError("%s must define %s (an nn.Module and a tuple of example tensors)" % (path, " and ".join(missing)))
     inputs = ns["example_inputs"]
     return ns["model"], tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
 
@@ -30,13 +62,43 @@ def cmd_export(args):
     from host_tools.inspect_pte import summary
 
     model, inputs = load_model_file(args.model)
-    data = export(model, inputs, args.output)
+    data = _export(export, model, inputs, args.output, args.model)
     with torch.no_grad():
         expected = model(*inputs)
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     torch.save({"inputs": list(inputs), "outputs": expected}, reference_path(args.output))
     print("wrote %s (%d bytes)" % (args.output, len(data)))
     print(summary(data))
+
+
+def _export(export, model, inputs, path, source):
+    from host_tools.lower import UnsupportedOps
+
+    try:
+        return export(model, inputs, path)
+    except UnsupportedOps as e:
+        raise CliError("cannot export %s: %s" % (source, e)) from e
+
+
+def _check_program(path, method):
+    """Load the program on the host first: a bad file is reported here, clearly,
+    rather than as a failure inside the target."""
+    from mpy_et import MpyEtError, Program
+
+    _existing(path, "program")
+    try:
+        Program.load(path).load_method(method)
+    except MpyEtError as e:
+        raise CliError("%s is not a program mpy_et can run: %s" % (path, e)) from e
+
+
+def _run(run, pte, inputs, target, **kw):
+    from host_tools.targets import TargetError
+
+    try:
+        return run(pte, inputs, target, **kw)
+    except TargetError as e:
+        raise CliError(str(e)) from e
 
 
 def _report(res, expected):
@@ -77,6 +139,7 @@ def cmd_run(args):
 
     from host_tools import run
 
+    _check_program(args.pte, "forward")
     ref = reference_path(args.pte)
     if args.model:
         model, inputs = load_model_file(args.model)
@@ -84,11 +147,14 @@ def cmd_run(args):
             expected = model(*inputs)
         expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     elif os.path.exists(ref):
-        saved = torch.load(ref)
-        inputs, expected = saved["inputs"], saved["outputs"]
+        try:
+            saved = torch.load(ref)
+            inputs, expected = saved["inputs"], saved["outputs"]
+        except Exception as e:
+            raise CliError("cannot read the reference %s (%s); export again or pass --model" % (ref, e)) from e
     else:
-        raise SystemExit("no inputs: pass --model MODEL.py, or export with `mpy-et export` (it writes %s)" % ref)
-    res = run(args.pte, inputs, args.target, repeat=args.repeat)
+        raise CliError("no inputs: pass --model MODEL.py, or export with `mpy-et export` (it writes %s)" % ref)
+    res = _run(run, args.pte, inputs, args.target, repeat=args.repeat)
     worst = _report(res, expected)
     ok = worst <= args.atol
     print("%s (tolerance %g)" % ("MATCH" if ok else "MISMATCH", args.atol))
@@ -107,12 +173,12 @@ def cmd_demo(args):
         expected = [model(*inputs)]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "cnn.pte")
-        data = export(model, inputs, path)
+        data = _export(export, model, inputs, path, "the example CNN")
         print("exported the example CNN (%s): %d bytes" % (os.path.join(_EXAMPLES, "cnn.py"), len(data)))
         status = 0
         for target in args.targets:
             print("\n== %s ==" % target)
-            res = run(path, inputs, target, repeat=args.repeat)
+            res = _run(run, path, inputs, target, repeat=args.repeat)
             worst = _report(res, expected)
             ok = worst <= args.atol
             print("%s (tolerance %g)" % ("MATCH" if ok else "MISMATCH", args.atol))
@@ -120,8 +186,10 @@ def cmd_demo(args):
     return status
 
 
-def main(argv=None):
+def _parser():
     p = argparse.ArgumentParser(prog="mpy-et", description="ExecuTorch for MicroPython")
+    p.add_argument("--version", action="version", version="mpy-et " + _version())
+    p.add_argument("--debug", action="store_true", help="show tracebacks and library warnings")
     sub = p.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export", help="export a model file to .pte")
     e.add_argument("model", help="Python file defining `model` and `example_inputs`")
@@ -129,18 +197,43 @@ def main(argv=None):
     e.set_defaults(fn=cmd_export)
     r = sub.add_parser("run", help="run a .pte on a target and compare with PyTorch")
     r.add_argument("pte")
-    r.add_argument("--target", default="unix", choices=("cpython", "unix", "wasm"))
+    r.add_argument("--target", default="unix", choices=TARGETS)
     r.add_argument("--model", help="model file to compute PyTorch's outputs (default: the .ref.pt written by export)")
     r.add_argument("--repeat", type=int, default=5)
     r.add_argument("--atol", type=float, default=1e-5)
     r.set_defaults(fn=cmd_run)
     d = sub.add_parser("demo", help="export the example CNN, run it on MicroPython, compare with PyTorch")
-    d.add_argument("--targets", nargs="+", default=["unix"], choices=("cpython", "unix", "wasm"))
+    d.add_argument("--targets", nargs="+", default=["unix"], choices=TARGETS)
     d.add_argument("--repeat", type=int, default=5)
     d.add_argument("--atol", type=float, default=1e-5)
     d.set_defaults(fn=cmd_demo)
-    args = p.parse_args(argv)
-    return args.fn(args) or 0
+    return p
+
+
+def _quiet_library_warnings():
+    """PyTorch's deprecation chatter is not for our users' terminals."""
+    for category in (FutureWarning, DeprecationWarning):
+        warnings.filterwarnings("ignore", category=category)
+    warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser().parse_args(argv)
+    if args.debug:
+        return args.fn(args) or 0
+    with warnings.catch_warnings():
+        _quiet_library_warnings()
+        try:
+            return args.fn(args) or 0
+        except CliError as e:
+            print("mpy-et: error: %s" % e, file=sys.stderr)
+        except KeyboardInterrupt:
+            print("mpy-et: interrupted", file=sys.stderr)
+            return 130
+        except Exception as e:  # an error we did not foresee: still one line, traceback with --debug
+            print("mpy-et: error: %s: %s (run with --debug for the traceback)" % (type(e).__name__, e), file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ Lowering fills it, the memory planner places its tensors, the serializer
 writes it as a .pte. Value kinds mirror the schema's KernelTypes union.
 """
 
+import ctypes
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -22,6 +23,17 @@ SCALAR_TYPES = {
     torch.bool: 11,
 }
 ELEMENT_SIZE = {0: 1, 1: 1, 2: 2, 3: 4, 4: 8, 5: 2, 6: 4, 7: 8, 11: 1}
+
+
+def tensor_bytes(t):
+    """Raw little-endian bytes of a tensor's elements in row-major order.
+
+    torch does not depend on numpy, so `t.numpy()` is not available on a
+    fresh install: read the contiguous storage directly.
+    """
+    t = t.detach().cpu().contiguous()
+    n = t.numel() * t.element_size()
+    return ctypes.string_at(t.data_ptr(), n) if n else b""
 
 
 @dataclass

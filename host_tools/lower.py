@@ -16,7 +16,7 @@ import re
 
 import torch
 
-from host_tools.ir import SCALAR_TYPES, Instruction, ProgramIR, TensorValue
+from host_tools.ir import SCALAR_TYPES, Instruction, ProgramIR, TensorValue, tensor_bytes
 from mpy_et.dtypes import INFO as RUNTIME_DTYPES
 
 _aten = torch.ops.aten
@@ -156,7 +156,7 @@ class Lowering:
         if isinstance(v, torch.Tensor):
             key = id(v)
             if key not in self.emitted_constants:
-                data = v.contiguous().numpy().tobytes()
+                data = tensor_bytes(v)
                 name = getattr(node, "name", "constant")
                 self.emitted_constants[key] = self._new_tensor(v, name, constant=data).index
             return self.emitted_constants[key]

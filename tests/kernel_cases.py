@@ -16,6 +16,7 @@ import math
 
 import torch
 
+from host_tools.ir import tensor_bytes
 from mpy_et import dtypes
 
 TORCH_DTYPES = {
@@ -121,7 +122,7 @@ def _encode(v, blob):
     if isinstance(v, Out):
         return {"T": [CODES[v.dtype], list(v.sizes), -1]}
     if isinstance(v, torch.Tensor):
-        raw = v.contiguous().numpy().tobytes()
+        raw = tensor_bytes(v)
         return {"T": [CODES[v.dtype], list(v.shape), blob.add(raw)]}
     if isinstance(v, Dtype):
         return CODES[v.dtype]
@@ -149,6 +150,6 @@ def serialize(cases):
             "expect": [],
         }
         if c.expected is not None:
-            d["expect"] = [blob.add(t.contiguous().numpy().tobytes()) for t in c.expected]
+            d["expect"] = [blob.add(tensor_bytes(t)) for t in c.expected]
         lines.append(json.dumps(d, allow_nan=False))
     return ("\n".join(lines) + "\n").encode(), bytes(blob.data)

@@ -8,6 +8,7 @@ import torch
 from pte_mutations import mutations
 
 import mpy_et
+from host_tools.ir import tensor_bytes
 from host_tools.targets import run_code
 
 _DEVICE_CHECK = """
@@ -99,7 +100,7 @@ def test_set_input_checks(examples):
     with pytest.raises(mpy_et.MpyEtError, match="typecode 'i'"):
         m.set_input(0, array.array("i", [0] * 64))
     m.set_input(0, array.array("f", [0.5] * 64))
-    m.set_input(1, torch.ones(4, 1).numpy().tobytes())
+    m.set_input(1, tensor_bytes(torch.ones(4, 1)))
     m.execute()
     assert m.output(0).sizes == (4, 8)
 

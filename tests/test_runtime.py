@@ -9,6 +9,7 @@ import torch
 import mpy_et
 from host_tools import export, memory_plan, run
 from host_tools.export import capture, supported_ops
+from host_tools.ir import tensor_bytes
 from host_tools.lower import lower
 
 
@@ -62,7 +63,7 @@ def test_caller_supplied_arena(examples):
     arena = bytearray(need[0] + 64)
     m = program.load_method(buffers=[arena])
     assert m.buffers[0] is arena
-    m.set_input(0, inputs[0].numpy().tobytes())
+    m.set_input(0, tensor_bytes(inputs[0]))
     m.execute()
     torch.testing.assert_close(torch.tensor(m.output(0).tolist()), expected[0], atol=1e-5, rtol=1e-5)
     with pytest.raises(mpy_et.MpyEtError, match="is 10 bytes, needs"):
@@ -73,7 +74,7 @@ def test_execute_is_repeatable(examples):
     _, inputs, expected, pte = examples["mlp"]
     m = mpy_et.Program.load(pte).load_method()
     for i, t in enumerate(inputs):
-        m.set_input(i, t.numpy().tobytes())
+        m.set_input(i, tensor_bytes(t))
     for _ in range(3):
         m.execute()
         torch.testing.assert_close(torch.tensor(m.output(0).tolist()), expected[0], atol=1e-5, rtol=1e-5)
@@ -116,13 +117,19 @@ def test_cli_export_and_run(tmp_path, capsys):
 
 
 def test_readme_commands_are_what_ci_runs():
+    """.ci/run takes its commands from the README, so the two cannot drift."""
+    import subprocess
+
     root = os.path.dirname(os.path.dirname(__file__))
     with open(os.path.join(root, "README.md")) as f:
         readme = f.read().split("```")[1].strip().splitlines()
+    assert len(readme) == 2 and "mpy-et demo" in readme[0] and "pytest" in readme[1]
     with open(os.path.join(root, ".ci", "run")) as f:
         ci = f.read()
-    assert len(readme) == 2 and "mpy-et demo" in readme[0]
-    assert readme[1] in ci
+    extract = next(line for line in ci.splitlines() if "README.md" in line and "awk" in line)
+    got = subprocess.run(["bash", "-c", extract + ' && printf "%s\\n" "${commands[@]}"'], cwd=root, capture_output=True, text=True)
+    assert got.stdout.splitlines() == readme, (got.stdout, got.stderr)
+    assert "python3 -m venv" in ci and "MPY_ET_REQUIRE_TARGETS=1" in ci
 
 
 _NO_UCTYPES = """
@@ -147,7 +154,7 @@ def test_struct_fallback_without_uctypes(examples, target):
     from host_tools.targets import run_code
 
     _, inputs, expected, pte = examples["mlp"]
-    files = {"m.pte": pte, "x.bin": inputs[0].numpy().tobytes(), "g.bin": inputs[1].numpy().tobytes()}
+    files = {"m.pte": pte, "x.bin": tensor_bytes(inputs[0]), "g.bin": tensor_bytes(inputs[1])}
     out = run_code(target, _NO_UCTYPES, files)
     got = torch.tensor(eval(out.strip().splitlines()[-1]))
     torch.testing.assert_close(got, expected[0], atol=1e-5, rtol=1e-5)
