@@ -1,5 +1,7 @@
 """CNN latency and memory on every target, next to ExecuTorch's runtime and
 PyTorch, measured in the same run. Prints ratios; not a pass/fail test.
+On the emulated Cortex-M3 board time is an instruction count (QEMU -icount),
+the same on every run: instructions per inference and per MAC.
 
     python benchmarks/bench_cnn.py [--repeat N]
 """
@@ -13,6 +15,7 @@ import torch
 
 import mpy_et
 from host_tools import export, run
+from host_tools.macs import count_macs
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "host_tools", "examples", "cnn.py")
 
@@ -45,13 +48,22 @@ def main():
     with torch.no_grad():
         torch_us = _median_us(lambda: model(*inputs), args.repeat * 10)
 
-    print("small CNN 1x1x28x28, %d bytes .pte" % len(pte))
+    macs = count_macs(model, inputs)
+    print("small CNN 1x1x28x28, %d bytes .pte, %d MACs" % (len(pte), macs))
     print("%-28s %12s %14s" % ("runtime", "execute us", "vs ExecuTorch"))
     print("%-28s %12.1f %14s" % ("PyTorch eager", torch_us, "%.2fx" % (torch_us / et_us)))
     print("%-28s %12.1f %14s" % ("ExecuTorch portable (C++)", et_us, "1.00x"))
-    for target in ("cpython", "unix", "wasm"):
-        s = run(pte, inputs, target, repeat=args.repeat).stats
-        print("%-28s %12.1f %14s" % ("mpy_et on " + target, s["execute_us"], "%.0fx" % (s["execute_us"] / et_us)))
+    for target in ("cpython", "unix", "wasm", "cortex-m3"):
+        s = run(pte, inputs, target, repeat=args.repeat if target != "cortex-m3" else 1).stats
+        if target == "cortex-m3":
+            n = s["execute_instructions"]
+            print("%-28s %12s %14s" % ("mpy_et on cortex-m3", "n/a", "(emulated)"))
+            print(
+                "    %d instructions per inference, %.0f per MAC; heap free %d B before load, %d B after"
+                % (n, n / macs, s["heap_free_before_load"], s["heap_free_after_load"])
+            )
+        else:
+            print("%-28s %12.1f %14s" % ("mpy_et on " + target, s["execute_us"], "%.0fx" % (s["execute_us"] / et_us)))
         print(
             "    load %d us; load_method heap kept %s B (first load, importing kernels: %s B); load_method allocated %s B; execute allocated %s B"
             % (

@@ -131,6 +131,11 @@ def _report(res, expected):
             fmt("execute_heap_bytes", " B"),
         )
     )
+    if s.get("execute_instructions") is not None:  # emulated board: time is an instruction count
+        print(
+            "%s: %d instructions per inference; heap free %s before load, %s after"
+            % (res.target, s["execute_instructions"], fmt("heap_free_before_load", " B"), fmt("heap_free_after_load", " B"))
+        )
     return worst if torch.isfinite(torch.tensor(worst)) else float("inf")
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import torch
 
 from host_tools.ir import SCALAR_TYPES, tensor_bytes
-from host_tools.targets import TargetError, run_code
+from host_tools.targets import BOARD_TARGETS, TargetError, run_code
 
 _SCRIPT = os.path.join(os.path.dirname(__file__), "device", "run_program.py")
 _TORCH_DTYPE = {code: dt for dt, code in SCALAR_TYPES.items()}
@@ -26,8 +26,11 @@ class RunResult:
     (heap kept after a collection, arena included; unix MicroPython only;
     first_load_method_heap_bytes includes the imported kernel modules),
     load_method_alloc_bytes (all bytes load_method allocated, MicroPython
-    targets), heap_lock_ok (execute() ran under
-    micropython.heap_lock(); None unless asked).
+    targets), heap_free_before_load / heap_free_after_load (gc.mem_free()
+    around Program.load + the first load_method, MicroPython targets),
+    heap_lock_ok (execute() ran under micropython.heap_lock(); None unless
+    asked). Emulated boards count instructions (1 us = 1000 instructions):
+    execute_instructions, load_instructions.
     """
 
     outputs: list
@@ -35,20 +38,24 @@ class RunResult:
     target: str = ""
 
 
-def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=False, timeout=600, heap_bytes=None):
+def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=False, timeout=600, heap_bytes=None, deploy="romfs"):
     """Run a program on a target.
 
     Args:
         pte: path of a .pte file, or its bytes.
         inputs: sequence of torch tensors, one per method input.
-        target: "cpython", "unix" (MicroPython unix port) or "wasm"
-            (MicroPython WebAssembly, 32-bit, no native emitter).
+        target: "cpython", "unix" (MicroPython unix port), "wasm"
+            (MicroPython WebAssembly, 32-bit, no native emitter) or an
+            emulated board, "cortex-m3" (~220 KB heap) / "cortex-m3-large"
+            (~3.5 MB heap); boards get only the kernels the program needs.
         method: method name.
         repeat: timed executions after one warm-up (the median is reported).
         heap_lock: also run execute() under micropython.heap_lock() and report
             heap_lock_ok (MicroPython targets only).
         timeout: seconds.
         heap_bytes: MicroPython heap size for the unix target.
+        deploy: on boards, "romfs" (compiled .mpy and the .pte in flash) or
+            "mount" (.py sources over mpremote mount).
     Returns:
         RunResult.
     Raises:
@@ -71,7 +78,12 @@ def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=
     files["job.json"] = json.dumps(job).encode()
     with open(_SCRIPT) as f:
         script = f.read()
-    stdout = run_code(target, script, files, timeout=timeout, heap_bytes=heap_bytes)
+    packages = None
+    if target in BOARD_TARGETS:
+        from host_tools.selective import device_modules, program_operators
+
+        packages = device_modules(program_operators(files["model.pte"]))
+    stdout = run_code(target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy)
     line = next((ln for ln in stdout.splitlines() if ln.startswith(_MARK)), None)
     if line is None:
         raise TargetError("%s printed no result:\n%s" % (target, stdout[-4000:]))
@@ -82,4 +94,8 @@ def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=
         data = bytearray.fromhex(o["hex"])
         t = torch.frombuffer(data, dtype=dt) if data else torch.empty(0, dtype=dt)
         outputs.append(t.reshape(o["sizes"]).clone())
-    return RunResult(outputs, result["stats"], target)
+    stats = result["stats"]
+    if target in BOARD_TARGETS:  # QEMU -icount shift=0: 1 us of board time = 1000 instructions
+        stats["execute_instructions"] = stats["execute_us"] * 1000
+        stats["load_instructions"] = stats["load_us"] * 1000
+    return RunResult(outputs, stats, target)

@@ -1,5 +1,6 @@
-"""Run device-side Python on an execution target: CPython, unix MicroPython or
-MicroPython compiled to WebAssembly.
+"""Run device-side Python on an execution target: CPython, unix MicroPython,
+MicroPython compiled to WebAssembly, or MicroPython on an emulated Cortex-M3
+board (host_tools/board.py).
 
 The code runs with `mpy_et` and `portable_kernels` importable and with the
 given files next to it, in a fresh process (or WebAssembly instance) each
@@ -21,7 +22,8 @@ import subprocess
 import sys
 import tempfile
 
-TARGETS = ("cpython", "unix", "wasm")
+BOARD_TARGETS = ("cortex-m3", "cortex-m3-large")  # emulated boards: host_tools/board.py
+TARGETS = ("cpython", "unix", "wasm") + BOARD_TARGETS
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEVICE_PACKAGES = ("mpy_et", "portable_kernels")
 
@@ -30,15 +32,27 @@ class TargetError(RuntimeError):
     """The target could not run the code (crash, timeout, missing binary)."""
 
 
-def _stage(dirname, files, copy):
-    """Put the device packages and `files` (name -> bytes or path) in dirname."""
+def stage_files(dirname, files, packages=None, link=False):
+    """Put the device packages and `files` in dirname.
+
+    Args:
+        files: dict file name -> bytes or host path.
+        packages: dict package -> module names (without .py) to include;
+            None: every module of DEVICE_PACKAGES.
+        link: symlink whole packages instead of copying them (only when
+            packages is None).
+    """
     for pkg in DEVICE_PACKAGES:
         src = os.path.join(_ROOT, pkg)
         dst = os.path.join(dirname, pkg)
-        if copy:
-            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        else:
+        if packages is not None:
+            os.mkdir(dst)
+            for module in ["__init__"] + sorted(set(packages.get(pkg, ())) - {"__init__"}):
+                shutil.copyfile(os.path.join(src, module + ".py"), os.path.join(dst, module + ".py"))
+        elif link:
             os.symlink(src, dst)
+        else:
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for name, data in (files or {}).items():
         path = os.path.join(dirname, name)
         if isinstance(data, (bytes, bytearray)):
@@ -67,26 +81,49 @@ def micropython_binary():
     return exe
 
 
-def run_code(target, code, files=None, timeout=600, heap_bytes=None):
+def unavailable(target):
+    """None if `target` can run on this machine, else one line saying what to install."""
+    if target in BOARD_TARGETS:
+        from host_tools import board
+
+        return board.unavailable(target)
+    try:
+        if target == "unix":
+            micropython_binary()
+        elif target == "wasm":
+            wasm_binary()
+    except TargetError as e:
+        return str(e)
+    return None
+
+
+def run_code(target, code, files=None, timeout=600, heap_bytes=None, packages=None, deploy="romfs"):
     """Run `code` on `target`; return its stdout. Raise TargetError on failure.
 
     Args:
-        target: "cpython", "unix" or "wasm".
+        target: one of TARGETS.
         code: device-side Python source.
         files: dict file name -> bytes or host path, readable by the code
             under DATA_DIR.
         timeout: seconds before the run is abandoned.
         heap_bytes: MicroPython heap size (default: the port's own, 2 MiB on
             unix; 256 MiB on wasm, whose garbage collection is off: see
-            _WASM_MAIN).
+            _WASM_MAIN). Boards have a fixed heap: pick the board size.
+        packages: for boards, {package: [module, ...]} to deploy (default:
+            everything); see host_tools.selective.
+        deploy: for boards, "romfs" or "mount" (see host_tools.board).
     """
     if target not in TARGETS:
         raise ValueError("unknown target %r; choose one of %s" % (target, ", ".join(TARGETS)))
+    if target in BOARD_TARGETS:
+        from host_tools import board
+
+        return board.run_code(target, code, files, timeout=timeout, deploy=deploy, packages=packages)
     with tempfile.TemporaryDirectory(prefix="mpy_et_") as tmp:
         if target == "wasm":
-            _stage(tmp, files, copy=True)
+            stage_files(tmp, files)
             return _run_wasm(code, tmp, timeout, heap_bytes)
-        _stage(tmp, files, copy=False)
+        stage_files(tmp, files, link=True)
         script = os.path.join(tmp, "main.py")
         with open(script, "w") as f:
             f.write("DATA_DIR = %r\n" % tmp + code)

@@ -73,7 +73,8 @@ class Method:
             except MemoryError:
                 raise MpyEtError(
                     MEMORY_ALLOCATION_FAILED,
-                    "%s: cannot allocate %d bytes for memory id %d; pass buffers= allocated early" % (w, size, i + 1),
+                    "%s: cannot allocate %d bytes for memory id %d (planned buffers need %d bytes in all); "
+                    "a smaller model, a larger heap, or buffers= allocated early" % (w, size, i + 1, sum(sizes)),
                 )
         return out
 
@@ -203,13 +204,8 @@ class Method:
         s, n_chains = r.vector(plan, S.EXECUTION_PLAN_CHAINS, 4, w + " chains")
         if n_chains > 1:
             raise MpyEtError(NOT_SUPPORTED, "%s has %d chains; only one is supported" % (w, n_chains))
-        s_ops, n_ops = r.vector(plan, S.EXECUTION_PLAN_OPERATORS, 4, w + " operators")
-        op_names = []
-        for i in range(n_ops):
-            op = r.table_at(s_ops, i, "operators[%d]" % i)
-            name = r.string(op, S.OPERATOR_NAME, "operators[%d]" % i)
-            overload = r.string(op, S.OPERATOR_OVERLOAD, "operators[%d]" % i)
-            op_names.append(name + "." + overload if overload else name)
+        op_names = operator_names(r, plan, w)
+        n_ops = len(op_names)
         calls = []
         if n_chains:
             chain = r.table_at(s, 0, "chains[0]")
@@ -314,6 +310,18 @@ class Method:
         except Exception as e:
             k, name = self._step_ops[i]
             raise MpyEtError(INTERNAL, "instruction %d (%s) failed: %s: %s" % (k, name, type(e).__name__, e))
+
+
+def operator_names(r, plan, w):
+    """The plan's operator table as "name.overload" strings."""
+    s_ops, n_ops = r.vector(plan, S.EXECUTION_PLAN_OPERATORS, 4, w + " operators")
+    names = []
+    for i in range(n_ops):
+        op = r.table_at(s_ops, i, "operators[%d]" % i)
+        name = r.string(op, S.OPERATOR_NAME, "operators[%d]" % i)
+        overload = r.string(op, S.OPERATOR_OVERLOAD, "operators[%d]" % i)
+        names.append(name + "." + overload if overload else name)
+    return names
 
 
 def _drop_return(args, values):

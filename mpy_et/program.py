@@ -6,9 +6,9 @@ it, as ROMFS does), bytes, a bytearray or a memoryview over flash.
 """
 
 from mpy_et import schema as S
-from mpy_et.errors import INVALID_ARGUMENT, INVALID_PROGRAM, NOT_FOUND, NOT_SUPPORTED, MpyEtError
+from mpy_et.errors import INVALID_ARGUMENT, INVALID_PROGRAM, MEMORY_ALLOCATION_FAILED, NOT_FOUND, NOT_SUPPORTED, MpyEtError
 from mpy_et.flatbuf import FlatReader
-from mpy_et.method import Method
+from mpy_et.method import Method, operator_names
 
 _HEADER_OFFSET = 8
 _HEADER_MAGIC = b"eh00"
@@ -22,7 +22,16 @@ def _read_source(source):
             try:
                 return memoryview(f)  # ROMFS: the file's bytes in place
             except TypeError:
+                pass
+            try:
                 return f.read()
+            except MemoryError:
+                size = f.seek(0, 2)
+                raise MpyEtError(
+                    MEMORY_ALLOCATION_FAILED,
+                    "%s: cannot read %d bytes into RAM; put the file in ROMFS or freeze it, "
+                    "and load it from there (read in place)" % (source, size),
+                )
         finally:
             f.close()
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -143,6 +152,12 @@ class Program:
     def method_names(self):
         return list(self._plans)
 
+    def operator_names(self, name="forward"):
+        """Operator names ("aten::add.out", ...) method `name` lists, without loading it."""
+        if name not in self._plans:
+            raise MpyEtError(NOT_FOUND, "no method %r in program; it has %s" % (name, self.method_names))
+        return operator_names(self.reader, self._plans[name], "method %r" % name)
+
     def load_method(self, name="forward", buffers=None, registry=None):
         """Prepare a method to execute.
 
@@ -155,4 +170,18 @@ class Program:
         """
         if name not in self._plans:
             raise MpyEtError(NOT_FOUND, "no method %r in program; it has %s" % (name, self.method_names))
-        return Method(self, name, self._plans[name], buffers, registry)
+        try:
+            return Method(self, name, self._plans[name], buffers, registry)
+        except MemoryError:
+            # The planned buffers fail with their own message (Method._planned_buffers);
+            # this is the heap running out after them, e.g. while kernels are imported.
+            raise MpyEtError(
+                MEMORY_ALLOCATION_FAILED,
+                "method %r: the heap ran out while loading, after its planned buffers (%s bytes); "
+                "freeze or ROMFS the kernels, or pass buffers= allocated early" % (name, self._planned_total(name)),
+            )
+
+    def _planned_total(self, name):
+        r = self.reader
+        start, n = r.vector(self._plans[name], S.EXECUTION_PLAN_NON_CONST_BUFFER_SIZES, 8, "non_const_buffer_sizes")
+        return sum(r.i64(start + 8 * i, "non_const_buffer_sizes") for i in range(1, n))

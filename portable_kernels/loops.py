@@ -139,6 +139,18 @@ def broadcast(a, b, out, what):
     return plan, inner, isa, isb
 
 
+def release(scratch):
+    """Point every slot of a float scratch list at the shared constant 0.0.
+
+    Called at the end of a step: boxed floats left in a scratch list stay
+    alive between inferences, scattered over the heap, and fragment it (on a
+    220 KB board the example CNN's 28 KB of survivors left no free run longer
+    than 432 bytes with 111 KB free). Does not allocate.
+    """
+    for i in range(len(scratch)):
+        scratch[i] = 0.0
+
+
 def accumulate(a, ai, b, bi, k, n, acc):
     """acc[j] += sum over kk < k of a[ai + kk] * b[bi + kk * n + j], for j < n.
 

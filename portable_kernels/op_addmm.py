@@ -5,7 +5,7 @@ beta == 0 ignores self entirely (NaN included), as torch does.
 """
 
 from portable_kernels import checks, loops
-from portable_kernels.loops import accumulate
+from portable_kernels.loops import accumulate, release
 from portable_kernels.op_mm import _FLOATS, check_mm
 
 
@@ -51,3 +51,4 @@ def _addmm(ctx):
                 q += sn
                 oi += 1
         bi += sm
+    release(acc)

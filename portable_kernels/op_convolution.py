@@ -21,7 +21,7 @@ arithmetic results). The lists live as long as the loaded method.
 
 from mpy_et import dtypes
 from portable_kernels import checks
-from portable_kernels.loops import accumulate
+from portable_kernels.loops import accumulate, release
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -106,6 +106,7 @@ def _conv1x1(ctx):
             for j in range(hw):
                 o[oi] = acc[j]
                 oi += 1
+    release(acc)
 
 
 def _fill(x, xi, plane, p, h, w, wp):
@@ -167,6 +168,9 @@ def _conv3x3(ctx):
             for j in range(ohw):
                 o[oi] = acc[j]
                 oi += 1
+    release(acc)
+    if pl is not None:
+        release(pl)
 
 
 def _conv(ctx):
@@ -209,3 +213,6 @@ def _conv(ctx):
             for j in range(ohw):
                 o[oi] = acc[j]
                 oi += 1
+    release(acc)
+    if pl is not None:
+        release(pl)

@@ -6,7 +6,7 @@ loops.accumulate. Allocation in the step: boxed floats only.
 
 from mpy_et import dtypes
 from portable_kernels import checks
-from portable_kernels.loops import accumulate
+from portable_kernels.loops import accumulate, release
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -46,3 +46,4 @@ def _mm(ctx):
                 o[oi] = acc[j]
                 oi += 1
         bi += k * n
+    release(acc)

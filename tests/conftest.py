@@ -4,8 +4,42 @@ import runpy
 import pytest
 import torch
 
+from host_tools.targets import TARGETS as ALL_TARGETS
+from host_tools.targets import unavailable
+
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "host_tools", "examples")
-TARGETS = ("cpython", "unix", "wasm")
+# End-to-end targets: CPython, the MicroPython ports, and the small emulated board
+# (an RP2040-class heap); the large board runs what does not fit the small one.
+TARGETS = ("cpython", "unix", "wasm", "cortex-m3")
+MICROPYTHON_TARGETS = tuple(t for t in TARGETS if t != "cpython")
+# CI sets this: there a missing target is a failure, not a skip.
+REQUIRE_TARGETS = os.environ.get("MPY_ET_REQUIRE_TARGETS") == "1"
+_missing = {}
+
+
+def require(target):
+    """Skip (or, in CI, fail) a test whose target cannot run on this machine."""
+    if target not in _missing:
+        _missing[target] = unavailable(target)
+    reason = _missing[target]
+    if reason:
+        if REQUIRE_TARGETS:
+            pytest.fail("target %s is required here (MPY_ET_REQUIRE_TARGETS=1): %s" % (target, reason))
+        pytest.skip("target %s unavailable: %s" % (target, reason))
+
+
+@pytest.fixture(autouse=True)
+def _target_available(request):
+    """Every test parametrized with `target` needs that target."""
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and callspec.params.get("target") in ALL_TARGETS:
+        require(callspec.params["target"])
+
+
+def pytest_terminal_summary(terminalreporter):
+    for target, reason in sorted(_missing.items()):
+        if reason:
+            terminalreporter.write_line("NOT TESTED on %s: %s" % (target, reason), yellow=True)
 
 
 def load_example(name):

@@ -5,6 +5,7 @@ import random
 
 import pytest
 import torch
+from conftest import MICROPYTHON_TARGETS
 from pte_mutations import mutations
 
 import mpy_et
@@ -49,7 +50,7 @@ def test_mutations_on_cpython(cases):
         assert fragment in info.value.message, (name, str(info.value))
 
 
-@pytest.mark.parametrize("target", ["unix", "wasm"])
+@pytest.mark.parametrize("target", MICROPYTHON_TARGETS)
 def test_mutations_on_micropython(cases, target):
     files = {"cases.json": json.dumps([c[0] for c in cases]).encode()}
     for i, (_, data, _, _) in enumerate(cases):

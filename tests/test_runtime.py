@@ -5,6 +5,7 @@ import os
 
 import pytest
 import torch
+from conftest import MICROPYTHON_TARGETS
 
 import mpy_et
 from host_tools import export, memory_plan, run
@@ -27,7 +28,7 @@ def _int_inputs():
     return (torch.randint(-50, 50, (3, 4), dtype=torch.int32, generator=g), torch.randint(-50, 50, (3, 4), dtype=torch.int32, generator=g))
 
 
-@pytest.mark.parametrize("target", ["unix", "wasm"])
+@pytest.mark.parametrize("target", MICROPYTHON_TARGETS)
 def test_execute_does_not_allocate_under_heap_lock(target):
     inputs = _int_inputs()
     pte = export(IntOnly(), inputs)

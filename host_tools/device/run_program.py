@@ -20,12 +20,18 @@ if IS_MICROPYTHON:
         gc.collect()
         return gc.mem_alloc()
 
+    def free():
+        return None if "GC_DISABLED" in globals() else gc.mem_free()
+
 else:
 
     def allocated():
         return None
 
     def used():
+        return None
+
+    def free():
         return None
 
 
@@ -39,6 +45,7 @@ def hexlify(view):
 
 def main(job):
     heap0 = used()
+    free0 = free()
     t0 = ticks_us()
     program = mpy_et.Program.load(DATA_DIR + "/" + job["pte"])  # noqa: F821 (set by the runner)
     heap1 = used()
@@ -46,6 +53,7 @@ def main(job):
     method = program.load_method(job["method"])  # first load imports kernel modules
     t2 = ticks_us()
     heap2 = used()
+    free2 = free()
     # Load again for the runtime's own cost (as with frozen or cached kernels).
     del method
     heap3 = used()
@@ -109,6 +117,8 @@ def main(job):
         "first_load_method_heap_bytes": delta(heap1, heap2),
         "load_method_heap_bytes": delta(heap3, heap4),
         "load_method_alloc_bytes": load_alloc,
+        "heap_free_before_load": free0,
+        "heap_free_after_load": free2,
         "heap_lock_ok": heap_lock_ok,
     }
     print("MPY_ET_RESULT " + json.dumps({"outputs": outputs, "stats": stats}))
