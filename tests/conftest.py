@@ -4,13 +4,14 @@ import runpy
 import pytest
 import torch
 
+from host_tools.macs import longest_reduction
 from host_tools.targets import TARGETS as ALL_TARGETS
 from host_tools.targets import unavailable
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "host_tools", "examples")
 # End-to-end targets: CPython, the MicroPython ports, and the small emulated board
 # (an RP2040-class heap); the large board runs what does not fit the small one.
-TARGETS = ("cpython", "unix", "wasm", "cortex-m3")
+TARGETS = ("cpython", "unix", "wasm", "circuitpython", "cortex-m3")
 MICROPYTHON_TARGETS = tuple(t for t in TARGETS if t != "cpython")
 # CI sets this: there a missing target is a failure, not a skip.
 REQUIRE_TARGETS = os.environ.get("MPY_ET_REQUIRE_TARGETS") == "1"
@@ -40,6 +41,21 @@ def pytest_terminal_summary(terminalreporter):
     for target, reason in sorted(_missing.items()):
         if reason:
             terminalreporter.write_line("NOT TESTED on %s: %s" % (target, reason), yellow=True)
+
+
+ATOL = RTOL = 1e-5
+# CircuitPython's floats are 30-bit: 22 significant bits, truncated, so each
+# operation may be off by u = 2**-21 (its machine epsilon, 4.8e-7). A sum of K
+# products carries up to K*u relative error (Higham's gamma_K); the tolerance
+# is that bound for the model's longest reduction (the example CNN: 400 -> 1.9e-4).
+CIRCUITPYTHON_U = 2.0**-21
+
+
+def tolerance(target, model, inputs):
+    """atol = rtol for comparing a target's outputs with PyTorch's (float32)."""
+    if target != "circuitpython":
+        return ATOL
+    return max(ATOL, longest_reduction(model, inputs) * CIRCUITPYTHON_U)
 
 
 def load_example(name):

@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from conftest import TARGETS
+from conftest import TARGETS, tolerance
 
 import mpy_et
 from host_tools import run
@@ -26,10 +26,11 @@ def test_our_pte_runs_in_executorch(examples, name):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", ["mlp", "cnn"])
 def test_executorch_pte_runs_on_mpy_et(examples, et_programs, name, target):
-    _, inputs, expected, _ = examples[name]
+    model, inputs, expected, _ = examples[name]
     res = run(et_programs[name], inputs, target, repeat=1)
+    tol = tolerance(target, model, inputs)
     for g, w in zip(res.outputs, expected):
-        torch.testing.assert_close(g, w, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(g, w, atol=tol, rtol=tol)
 
 
 @pytest.mark.parametrize("name", ["mlp", "cnn"])

@@ -2,11 +2,9 @@
 
 import pytest
 import torch
-from conftest import TARGETS
+from conftest import TARGETS, tolerance
 
 from host_tools import run
-
-ATOL = RTOL = 1e-5
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -15,9 +13,10 @@ def test_matches_pytorch(examples, name, target):
     model, inputs, expected, pte = examples[name]
     res = run(pte, inputs, target, repeat=1)
     assert len(res.outputs) == len(expected)
+    tol = tolerance(target, model, inputs)
     for got, want in zip(res.outputs, expected):
         assert got.dtype == want.dtype and got.shape == want.shape, (name, target, got.shape, want.shape)
-        torch.testing.assert_close(got, want, atol=ATOL, rtol=RTOL, msg=lambda m: "%s on %s: %s" % (name, target, m))
+        torch.testing.assert_close(got, want, atol=tol, rtol=tol, msg=lambda m: "%s on %s: %s" % (name, target, m))
     s = res.stats
     assert s["execute_us"] > 0 and s["load_us"] > 0
     assert s["arena_bytes"] > 0

@@ -53,7 +53,7 @@ def test_noalloc_cases_cover_the_integer_kernels():
 
 
 # The kernel suite reads a 135 KB case blob into RAM: the large board runs it.
-@pytest.mark.parametrize("target", ["unix", "wasm", "cortex-m3-large"])
+@pytest.mark.parametrize("target", ["unix", "wasm", "circuitpython", "cortex-m3-large"])
 def test_kernels_on_micropython(target):
     files = {"kernel_runner.py": RUNNER, "kernel_cases.jsonl": LINES, "kernel_cases.bin": BLOB}
     code = "import kernel_runner\nkernel_runner.main(DATA_DIR + '/kernel_cases.jsonl', DATA_DIR + '/kernel_cases.bin')\n"

@@ -54,11 +54,32 @@ def _value(v, blob):
     return v
 
 
+def _machine_epsilon():
+    eps = 1.0
+    while 1.0 + eps / 2 != 1.0:
+        eps /= 2
+    return eps
+
+
+# A port cannot compute more precisely than its float type: 2**-52 on CPython
+# and unix/wasm MicroPython, 2**-23 on single-precision boards, 2**-21 with
+# truncation on CircuitPython's 30-bit floats. Tolerances never go below
+# _REDUCTION * eps: the error bound of a sum of that many terms (Higham's
+# gamma_n = n*u), longer than any reduction in the kernel cases (conv: 27).
+_EPS = _machine_epsilon()
+_REDUCTION = 32
+_FLOOR = _REDUCTION * _EPS
+
+
 def _close(got, want, atol, rtol):
     if want != want:
         return got != got
     if got == want:  # also infinities
         return True
+    if atol < _FLOOR:
+        atol = _FLOOR
+    if rtol < _FLOOR:
+        rtol = _FLOOR
     return abs(got - want) <= atol + rtol * abs(want)
 
 
