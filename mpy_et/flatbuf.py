@@ -2,8 +2,12 @@
 
 Every position is checked against `end` before it is read, so a truncated or
 corrupt file raises MpyEtError(InvalidProgram) naming what was being read,
-never an IndexError or a read past the data. Used only at load time; reads
-allocate small ints and tuples, never a copy of the buffer.
+never an IndexError or a read past the data. Used only at load time.
+
+Integer fields are assembled from byte reads (`buf[i]` is a small int), so a
+field read allocates nothing on MicroPython; struct.unpack_from would build a
+tuple per read (about 0.5 MB of garbage to load the example CNN). Only f64
+and ints() (whole vectors, one tuple) use struct.
 """
 
 import struct
@@ -19,31 +23,46 @@ class FlatReader:
     def fail(self, what, detail):
         raise MpyEtError(INVALID_PROGRAM, "%s: %s" % (what, detail))
 
-    def _at(self, fmt, pos, size, what):
+    def _check(self, pos, size, what):
         if pos < 0 or pos + size > self.end:
             self.fail(what, "reads bytes %d..%d past the end of the flatbuffer (%d bytes)" % (pos, pos + size, self.end))
-        return struct.unpack_from(fmt, self.buf, pos)[0]
 
     def u8(self, pos, what):
-        return self._at("<B", pos, 1, what)
+        self._check(pos, 1, what)
+        return self.buf[pos]
 
     def u16(self, pos, what):
-        return self._at("<H", pos, 2, what)
-
-    def i32(self, pos, what):
-        return self._at("<i", pos, 4, what)
+        self._check(pos, 2, what)
+        b = self.buf
+        return b[pos] | b[pos + 1] << 8
 
     def u32(self, pos, what):
-        return self._at("<I", pos, 4, what)
+        self._check(pos, 4, what)
+        b = self.buf
+        return b[pos] | b[pos + 1] << 8 | b[pos + 2] << 16 | b[pos + 3] << 24
 
-    def i64(self, pos, what):
-        return self._at("<q", pos, 8, what)
+    def i32(self, pos, what):
+        v = self.u32(pos, what)
+        return v - 0x100000000 if v & 0x80000000 else v
 
     def u64(self, pos, what):
-        return self._at("<Q", pos, 8, what)
+        lo = self.u32(pos, what)
+        hi = self.u32(pos + 4, what)
+        return lo | hi << 32 if hi else lo
+
+    def i64(self, pos, what):
+        lo = self.u32(pos, what)
+        hi = self.u32(pos + 4, what)
+        if not hi:
+            return lo
+        if hi == 0xFFFFFFFF and lo & 0x80000000:  # a small negative number
+            return lo - 0x100000000
+        v = lo | hi << 32
+        return v - (1 << 64) if hi & 0x80000000 else v
 
     def f64(self, pos, what):
-        return self._at("<d", pos, 8, what)
+        self._check(pos, 8, what)
+        return struct.unpack_from("<d", self.buf, pos)[0]
 
     def table(self, pos, what):
         """Check the table at pos and its vtable; return pos."""
