@@ -23,27 +23,34 @@ class FlatReader:
     def fail(self, what, detail):
         raise MpyEtError(INVALID_PROGRAM, "%s: %s" % (what, detail))
 
-    def _check(self, pos, size, what):
-        if pos < 0 or pos + size > self.end:
-            self.fail(what, "reads bytes %d..%d past the end of the flatbuffer (%d bytes)" % (pos, pos + size, self.end))
+    def _past_end(self, pos, size, what):
+        self.fail(what, "reads bytes %d..%d past the end of the flatbuffer (%d bytes)" % (pos, pos + size, self.end))
+
+    # MicroPython keeps a call's frame on the C stack only when its locals plus
+    # its deepest expression stack fit in 11 words; a larger frame is
+    # heap-allocated on every call. These readers stay under that limit (the
+    # byte assembly lives in the small module functions at the bottom), so a
+    # field read allocates nothing: no frame, no struct tuple.
 
     def u8(self, pos, what):
-        self._check(pos, 1, what)
+        if pos < 0 or pos + 1 > self.end:
+            self._past_end(pos, 1, what)
         return self.buf[pos]
 
     def u16(self, pos, what):
-        self._check(pos, 2, what)
-        b = self.buf
-        return b[pos] | b[pos + 1] << 8
+        if pos < 0 or pos + 2 > self.end:
+            self._past_end(pos, 2, what)
+        return _u16(self.buf, pos)
 
     def u32(self, pos, what):
-        self._check(pos, 4, what)
-        b = self.buf
-        return b[pos] | b[pos + 1] << 8 | b[pos + 2] << 16 | b[pos + 3] << 24
+        if pos < 0 or pos + 4 > self.end:
+            self._past_end(pos, 4, what)
+        return _u32(self.buf, pos)
 
     def i32(self, pos, what):
-        v = self.u32(pos, what)
-        return v - 0x100000000 if v & 0x80000000 else v
+        if pos < 0 or pos + 4 > self.end:
+            self._past_end(pos, 4, what)
+        return _i32(self.buf, pos)
 
     def u64(self, pos, what):
         lo = self.u32(pos, what)
@@ -57,65 +64,77 @@ class FlatReader:
             return lo
         if hi == 0xFFFFFFFF and lo & 0x80000000:  # a small negative number
             return lo - 0x100000000
-        v = lo | hi << 32
-        return v - (1 << 64) if hi & 0x80000000 else v
+        hi = lo | hi << 32
+        return hi - (1 << 64) if hi & 0x8000000000000000 else hi
 
     def f64(self, pos, what):
-        self._check(pos, 8, what)
+        if pos < 0 or pos + 8 > self.end:
+            self._past_end(pos, 8, what)
         return struct.unpack_from("<d", self.buf, pos)[0]
 
     def table(self, pos, what):
         """Check the table at pos and its vtable; return pos."""
         vt = pos - self.i32(pos, what)
-        size = self.u16(vt, what + " vtable")
+        size = self.u16(vt, what)
         if size < 4 or size & 1 or vt + size > self.end:
-            self.fail(what, "corrupt vtable at %d (size %d)" % (vt, size))
+            self._bad_vtable(vt, size, what)
         return pos
 
+    def _bad_vtable(self, vt, size, what):
+        self.fail(what, "corrupt vtable at %d (size %d)" % (vt, size))
+
     def field(self, table, slot, what):
-        """Position of a table field (slot = vtable offset), or 0 if absent."""
-        vt = table - self.i32(table, what)
-        if slot >= self.u16(vt, what):
+        """Position of a table field (slot = vtable offset), or 0 if absent.
+        `table` was checked by table(): its vtable lies inside the buffer."""
+        b = self.buf
+        vt = table - _i32(b, table)
+        if slot >= _u16(b, vt):
             return 0
-        off = self.u16(vt + slot, what)
-        if not off:
-            return 0
-        if off < 4 or off >= self.u16(vt + 2, what):
-            self.fail(what, "field offset %d lies outside its table" % off)
-        return table + off
+        slot = _u16(b, vt + slot)  # now the field's offset in its table
+        if slot and (slot < 4 or slot >= _u16(b, vt + 2)):
+            self._bad_offset(slot, what)
+        return table + slot if slot else 0
+
+    def _bad_offset(self, off, what):
+        self.fail(what, "field offset %d lies outside its table" % off)
 
     def scalar(self, table, slot, read, default, what):
-        pos = self.field(table, slot, what)
-        return read(pos, what) if pos else default
+        """A scalar field read with `read`, an unbound reader such as
+        FlatReader.u32 (a bound method would be allocated at every call)."""
+        table = self.field(table, slot, what)
+        return read(self, table, what) if table else default
 
     def ref(self, table, slot, what):
         """Position of the table/vector/string a field points to, or 0."""
-        pos = self.field(table, slot, what)
-        if not pos:
+        table = self.field(table, slot, what)
+        if not table:
             return 0
-        target = pos + self.u32(pos, what)
-        if target >= self.end:
-            self.fail(what, "points to %d, past the end (%d)" % (target, self.end))
-        return target
+        table += self.u32(table, what)
+        if table >= self.end:
+            self._past_end(table, 0, what)
+        return table
 
     def subtable(self, table, slot, what):
-        pos = self.ref(table, slot, what)
-        return self.table(pos, what) if pos else 0
+        table = self.ref(table, slot, what)
+        return self.table(table, what) if table else 0
 
     def vector(self, table, slot, elem_size, what):
         """(position of element 0, length) of a vector field; (0, 0) if absent."""
-        pos = self.ref(table, slot, what)
-        if not pos:
+        table = self.ref(table, slot, what)
+        if not table:
             return 0, 0
-        n = self.u32(pos, what)
-        if pos + 4 + n * elem_size > self.end:
-            self.fail(what, "vector of %d elements runs past the end of the flatbuffer" % n)
-        return pos + 4, n
+        slot = self.u32(table, what)  # the length
+        if table + 4 + slot * elem_size > self.end:
+            self._vector_too_long(slot, what)
+        return table + 4, slot
+
+    def _vector_too_long(self, n, what):
+        self.fail(what, "vector of %d elements runs past the end of the flatbuffer" % n)
 
     def table_at(self, start, i, what):
         """The i-th table of a vector of tables starting at `start`."""
-        pos = start + 4 * i
-        return self.table(pos + self.u32(pos, what), what)
+        start += 4 * i
+        return self.table(start + self.u32(start, what), what)
 
     def string(self, table, slot, what):
         start, n = self.vector(table, slot, 1, what)
@@ -129,3 +148,16 @@ class FlatReader:
     def ints(self, start, n, fmt):
         """A tuple of n scalars of a vector already bounds-checked by vector()."""
         return tuple(struct.unpack_from("<%d%s" % (n, fmt), self.buf, start)) if n else ()
+
+
+def _u16(b, p):
+    return b[p] | b[p + 1] << 8
+
+
+def _u32(b, p):
+    return b[p] | b[p + 1] << 8 | b[p + 2] << 16 | b[p + 3] << 24
+
+
+def _i32(b, p):
+    v = _u32(b, p)
+    return v - 0x100000000 if v & 0x80000000 else v

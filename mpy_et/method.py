@@ -14,6 +14,7 @@ from mpy_et.errors import (
     NOT_SUPPORTED,
     MpyEtError,
 )
+from mpy_et.flatbuf import FlatReader
 from mpy_et.kernels import resolve
 from mpy_et.tensor import Tensor
 
@@ -85,18 +86,18 @@ class Method:
         for i in range(n):
             what = "values[%d]" % i
             ev = r.table_at(start, i, what)
-            tag = r.scalar(ev, S.EVALUE_VAL_TYPE, r.u8, 0, what)
+            tag = r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, what)
             if tag == 0 or tag == S.KERNEL_TYPES_NULL:
                 continue
             pos = r.subtable(ev, S.EVALUE_VAL, what)
             if not pos:
                 r.fail(what, "value of type tag %d is missing" % tag)
             if tag == S.KERNEL_TYPES_INT:
-                values[i] = r.scalar(pos, S.INT_INT_VAL, r.i64, 0, what)
+                values[i] = r.scalar(pos, S.INT_INT_VAL, FlatReader.i64, 0, what)
             elif tag == S.KERNEL_TYPES_BOOL:
-                values[i] = bool(r.scalar(pos, S.BOOL_BOOL_VAL, r.u8, 0, what))
+                values[i] = bool(r.scalar(pos, S.BOOL_BOOL_VAL, FlatReader.u8, 0, what))
             elif tag == S.KERNEL_TYPES_DOUBLE:
-                values[i] = r.scalar(pos, S.DOUBLE_DOUBLE_VAL, r.f64, 0.0, what)
+                values[i] = r.scalar(pos, S.DOUBLE_DOUBLE_VAL, FlatReader.f64, 0.0, what)
             elif tag == S.KERNEL_TYPES_STRING:
                 values[i] = r.string(pos, S.STRING_STRING_VAL, what)
             elif tag == S.KERNEL_TYPES_TENSOR:
@@ -135,19 +136,19 @@ class Method:
         return values
 
     def _tensor(self, r, pos, what):
-        dtype = r.scalar(pos, S.TENSOR_SCALAR_TYPE, r.u8, 0, what)
+        dtype = r.scalar(pos, S.TENSOR_SCALAR_TYPE, FlatReader.u8, 0, what)
         if dtype not in dtypes.INFO:
             raise MpyEtError(
                 NOT_SUPPORTED, "%s: tensor scalar type %d is not supported (supported: %s)" % (what, dtype, sorted(dtypes.INFO))
             )
-        if r.scalar(pos, S.TENSOR_STORAGE_OFFSET, r.i32, 0, what):
+        if r.scalar(pos, S.TENSOR_STORAGE_OFFSET, FlatReader.i32, 0, what):
             raise MpyEtError(NOT_SUPPORTED, "%s: nonzero storage_offset" % what)
-        dyn = r.scalar(pos, S.TENSOR_SHAPE_DYNAMISM, r.u8, 0, what)
+        dyn = r.scalar(pos, S.TENSOR_SHAPE_DYNAMISM, FlatReader.u8, 0, what)
         if dyn != S.TENSOR_SHAPE_DYNAMISM_STATIC:
             raise MpyEtError(
                 NOT_SUPPORTED, "%s: dynamic shapes (shape_dynamism %d) are not supported; export with static shapes" % (what, dyn)
             )
-        s, k = r.vector(pos, S.TENSOR_SIZES, 4, what + " sizes")
+        s, k = r.vector(pos, S.TENSOR_SIZES, 4, what)
         sizes = r.ints(s, k, "i")
         limit = len(self.program.buf) + self.planned_bytes
         numel = 1
@@ -157,29 +158,29 @@ class Method:
             numel *= d
             if numel > limit:
                 r.fail(what, "sizes %s describe more data than the program and its buffers hold" % (list(sizes),))
-        s, k = r.vector(pos, S.TENSOR_DIM_ORDER, 1, what + " dim_order")
+        s, k = r.vector(pos, S.TENSOR_DIM_ORDER, 1, what)
         if k:
-            order = r.ints(s, k, "B")
             if k != len(sizes):
                 r.fail(what, "dim_order has %d entries for %d dims" % (k, len(sizes)))
-            if order != tuple(range(k)):
+            if not _identity_order(r, s, k):
+                order = r.ints(s, k, "B")
                 raise MpyEtError(
                     NOT_SUPPORTED, "%s: dim_order %s (e.g. channels-last) is not supported; only contiguous tensors" % (what, list(order))
                 )
         extra = r.subtable(pos, S.TENSOR_EXTRA_TENSOR_INFO, what)
-        if extra and r.scalar(extra, S.EXTRA_TENSOR_INFO_LOCATION, r.u8, 0, what) != S.TENSOR_DATA_LOCATION_SEGMENT:
+        if extra and r.scalar(extra, S.EXTRA_TENSOR_INFO_LOCATION, FlatReader.u8, 0, what) != S.TENSOR_DATA_LOCATION_SEGMENT:
             raise MpyEtError(NOT_SUPPORTED, "%s: tensor data stored outside the program (external .ptd) is not supported" % what)
         t = Tensor(dtype, sizes)
-        idx = r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, r.u32, 0, what)
+        idx = r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, what)
         alloc = r.subtable(pos, S.TENSOR_ALLOCATION_INFO, what)
         if idx and alloc:
             raise MpyEtError(NOT_SUPPORTED, "%s: mutable tensor with an initial value (mutable buffer) is not supported" % what)
         if idx:
             t.bind(self.program.buf, self.program.constant(idx, t.nbytes, what))
         elif alloc:
-            mem = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_ID, r.u32, 0, what)
-            off = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, r.u32, 0, what)
-            off += r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_HIGH, r.u32, 0, what) << 32
+            mem = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_ID, FlatReader.u32, 0, what)
+            off = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, FlatReader.u32, 0, what)
+            off += r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_HIGH, FlatReader.u32, 0, what) << 32
             if mem < 1 or mem > len(self.buffers):
                 r.fail(what, "memory_id %d out of range (program plans %d buffers)" % (mem, len(self.buffers)))
             if off + t.nbytes > self.planned_sizes[mem - 1]:
@@ -213,7 +214,7 @@ class Method:
             for i in range(n):
                 what = "instruction %d" % i
                 ins = r.table_at(si, i, what)
-                tag = r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, r.u8, 0, what)
+                tag = r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, what)
                 pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, what)
                 if tag == S.INSTRUCTION_ARGUMENTS_FREE_CALL:
                     continue  # storage is planned ahead of time: nothing to free
@@ -223,7 +224,7 @@ class Method:
                     raise MpyEtError(NOT_SUPPORTED, "%s: control flow (move/jump) is not supported" % what)
                 if tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL or not pos:
                     r.fail(what, "unknown or empty instruction (type tag %d)" % tag)
-                op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, r.i32, 0, what)
+                op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, what)
                 if op < 0 or op >= n_ops:
                     r.fail(what, "op_index %d out of range (%d operators)" % (op, n_ops))
                 sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, what + " args")
@@ -322,6 +323,14 @@ def operator_names(r, plan, w):
         overload = r.string(op, S.OPERATOR_OVERLOAD, "operators[%d]" % i)
         names.append(name + "." + overload if overload else name)
     return names
+
+
+def _identity_order(r, start, k):
+    """True if the dim_order bytes at start are 0, 1, ..., k-1 (contiguous)."""
+    for d in range(k):
+        if r.u8(start + d, "dim_order") != d:
+            return False
+    return True
 
 
 def _drop_return(args, values):

@@ -59,7 +59,7 @@ class Program:
         r = self.reader = FlatReader(buf, self.program_size)
         root = r.table(r.u32(0, "root offset"), "Program")
         self.root = root
-        self.version = r.scalar(root, S.PROGRAM_VERSION, r.u32, 0, "Program.version")
+        self.version = r.scalar(root, S.PROGRAM_VERSION, FlatReader.u32, 0, "Program.version")
         _, n_inline = r.vector(root, S.PROGRAM_CONSTANT_BUFFER, 4, "Program.constant_buffer")
         if n_inline > 1:
             raise MpyEtError(
@@ -109,8 +109,8 @@ class Program:
         for i in range(n):
             what = "segments[%d]" % i
             seg = r.table_at(start, i, what)
-            off = self.segment_base + r.scalar(seg, S.DATA_SEGMENT_OFFSET, r.u64, 0, what)
-            length = r.scalar(seg, S.DATA_SEGMENT_SIZE, r.u64, 0, what)
+            off = self.segment_base + r.scalar(seg, S.DATA_SEGMENT_OFFSET, FlatReader.u64, 0, what)
+            length = r.scalar(seg, S.DATA_SEGMENT_SIZE, FlatReader.u64, 0, what)
             if off + length > size:
                 raise MpyEtError(
                     INVALID_PROGRAM,
@@ -129,7 +129,7 @@ class Program:
         self.constant_offsets = r.vector(cs, S.SUBSEGMENT_OFFSETS_OFFSETS, 8, "constant_segment.offsets")
         if self.constant_offsets[1] <= 1:
             return
-        idx = r.scalar(cs, S.SUBSEGMENT_OFFSETS_SEGMENT_INDEX, r.u32, 0, "constant_segment")
+        idx = r.scalar(cs, S.SUBSEGMENT_OFFSETS_SEGMENT_INDEX, FlatReader.u32, 0, "constant_segment")
         if idx >= len(self.segments):
             raise MpyEtError(INVALID_PROGRAM, "constant_segment.segment_index %d out of range (%d segments)" % (idx, len(self.segments)))
         self.constant_base, self.constant_size = self.segments[idx]

@@ -33,7 +33,7 @@ class Locator:
         start, n = self.vector(self.plan, S.EXECUTION_PLAN_VALUES)
         for i in range(n):
             ev = self.r.table_at(start, i, "")
-            if self.r.scalar(ev, S.EVALUE_VAL_TYPE, self.r.u8, 0, "") == tag:
+            if self.r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, "") == tag:
                 return i, self.r.subtable(ev, S.EVALUE_VAL, "")
         raise LookupError(tag)
 
@@ -42,7 +42,7 @@ class Locator:
         start, n = self.vector(self.plan, S.EXECUTION_PLAN_VALUES)
         for i in range(n):
             ev = self.r.table_at(start, i, "")
-            if self.r.scalar(ev, S.EVALUE_VAL_TYPE, self.r.u8, 0, "") == S.KERNEL_TYPES_TENSOR:
+            if self.r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, "") == S.KERNEL_TYPES_TENSOR:
                 t = self.r.subtable(ev, S.EVALUE_VAL, "")
                 if wanted(t):
                     return t
@@ -58,7 +58,7 @@ class Locator:
         return self._tensor(wanted, "planned tensor")
 
     def constant_tensor(self):
-        return self._tensor(lambda t: self.r.scalar(t, S.TENSOR_DATA_BUFFER_IDX, self.r.u32, 0, ""), "constant tensor")
+        return self._tensor(lambda t: self.r.scalar(t, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, ""), "constant tensor")
 
     def kernel_call(self, k=0):
         start, _ = self.vector(self.plan, S.EXECUTION_PLAN_CHAINS)
