@@ -52,14 +52,12 @@ def _imports(module):
 def device_modules(operators, registry=None):
     """{package: [module, ...]} needed to run programs calling `operators`.
 
-    Raises KeyError naming operators the registry lacks.
+    Operators the registry lacks are left out: the runtime reports them at
+    load (OperatorMissing, every missing operator named).
     """
     if registry is None:
         from portable_kernels.registry import KERNELS as registry
-    missing = [op for op in operators if op not in registry]
-    if missing:
-        raise KeyError("no kernel registered for %s" % ", ".join(missing))
-    todo = ["portable_kernels.registry"] + sorted({registry[op][0] for op in operators})
+    todo = ["portable_kernels.registry"] + sorted({registry[op][0] for op in operators if op in registry})
     todo += [RUNTIME_PACKAGE + "." + f[:-3] for f in os.listdir(os.path.join(_ROOT, RUNTIME_PACKAGE)) if f.endswith(".py")]
     seen = set()
     while todo:

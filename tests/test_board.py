@@ -82,3 +82,15 @@ def test_board_is_powered_off_on_timeout_and_error():
         with Board("cortex-m3") as board:
             board.exec("1 / 0\n", timeout=10)
     assert board.proc.poll() is not None
+
+
+def test_only_the_kernels_a_program_needs_are_deployed(examples):
+    from host_tools.selective import device_modules, program_operators
+
+    ops = program_operators(examples["cnn"][3])
+    assert "aten::convolution.out" in ops
+    modules = device_modules(ops)["portable_kernels"]
+    assert "op_convolution" in modules and "window" in modules  # window: imported by the pooling kernel
+    assert "op_div" not in modules and "op_cat" not in modules
+    # An operator without a kernel is left to the device to report, by name.
+    assert device_modules(["aten::nonexistent.out"])["portable_kernels"] == ["registry"]
