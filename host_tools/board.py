@@ -20,7 +20,8 @@ the same on every run and host.
 Environment:
     MPY_ET_QEMU_FIRMWARE  directory holding the board firmware files named in
                           BOARDS, or one .elf file used for every board size
-                          (default: ../shared/boards next to this repository)
+                          (default: ../shared/boards next to this repository,
+                          or the nearest shared/boards above it)
     MPY_ET_QEMU           qemu-system-arm binary (default: on PATH)
 """
 
@@ -36,7 +37,7 @@ import threading
 import time
 
 from host_tools import romfs
-from host_tools.targets import TargetError, stage_files
+from host_tools.targets import TargetError, shared_boards_dir, stage_files
 
 # target name -> (firmware file, GC heap bytes)
 BOARDS = {
@@ -46,8 +47,6 @@ BOARDS = {
 MARCH = "armv7m"
 ROMFS_ADDRESS = 0x21000000
 ROMFS_BYTES = 4 * 1024 * 1024
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_DEFAULT_FIRMWARE_DIR = os.path.join(os.path.dirname(_ROOT), "shared", "boards")
 _PTY = re.compile(rb"char device redirected to (/dev/pts/\d+)")
 _JOB_MODULE = "_mpy_et_job"
 INSTALL_HINT = (
@@ -59,7 +58,7 @@ INSTALL_HINT = (
 def firmware(target):
     """Path of the firmware for a board target; TargetError if absent."""
     name = BOARDS[target][0]
-    where = os.environ.get("MPY_ET_QEMU_FIRMWARE") or _DEFAULT_FIRMWARE_DIR
+    where = os.environ.get("MPY_ET_QEMU_FIRMWARE") or shared_boards_dir()
     path = os.path.join(where, name) if os.path.isdir(where) else where
     if not os.path.isfile(path):
         raise TargetError("%s: no firmware at %s: %s" % (target, path, INSTALL_HINT))

@@ -110,8 +110,22 @@ CIRCUITPYTHON_HINT = (
 )
 
 
+def shared_boards_dir():
+    """The team's shared board files: ../shared/boards beside this repository,
+    or the nearest shared/boards above it (a clone nested one level deeper)."""
+    here = os.path.dirname(_ROOT)
+    while True:
+        candidate = os.path.join(here, "shared", "boards")
+        if os.path.isdir(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            return os.path.join(os.path.dirname(_ROOT), "shared", "boards")
+        here = parent
+
+
 def circuitpython_binary():
-    exe = os.environ.get("MPY_ET_CIRCUITPYTHON") or os.path.join(os.path.dirname(_ROOT), "shared", "boards", _CIRCUITPYTHON)
+    exe = os.environ.get("MPY_ET_CIRCUITPYTHON") or os.path.join(shared_boards_dir(), _CIRCUITPYTHON)
     if not os.path.isfile(exe):
         raise TargetError("no CircuitPython at %s: %s" % (exe, CIRCUITPYTHON_HINT))
     if not os.environ.get("MPY_ET_CIRCUITPYTHON") and not os.path.exists("/lib/ld-linux.so.2"):
