@@ -22,7 +22,7 @@ def capture(model, example_inputs):
     return ep.run_decompositions()
 
 
-def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=16, method_name="forward", preserve_inputs=True):
+def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=16, method_name="forward", preserve_inputs=False, pin=None):
     """Export a model to an ExecuTorch-compatible .pte.
 
     Args:
@@ -34,9 +34,12 @@ def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=
         segment_alignment: alignment of the constant segment in the file.
         method_name: name of the method in the program.
         preserve_inputs: keep the input tensors intact through execute(), so
-            it can run again on the same inputs; False lets later tensors
+            it can run again on the same inputs. By default later tensors
             reuse their bytes (a smaller arena; set the inputs before every
             execute(), as with ExecuTorch's own exporter).
+        pin: place chosen tensors in other memory ids (one caller buffer
+            each), e.g. {"inputs": 2, "largest:2": 2, "conv2d_1": 2}; see
+            memory_plan.plan.
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -44,7 +47,7 @@ def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=
             with its source line.
     """
     ir = lower(capture(model, example_inputs), supported_ops())
-    memory_plan.plan(ir, alignment, preserve_inputs)
+    memory_plan.plan(ir, alignment, preserve_inputs, pin)
     data = serialize(ir, method_name, alignment, segment_alignment)
     if path is not None:
         with open(path, "wb") as f:

@@ -78,6 +78,7 @@ class ProgramIR:
     inputs: list = field(default_factory=list)
     outputs: list = field(default_factory=list)
     arena_sizes: list = field(default_factory=list)  # bytes per memory id 1..n (planner)
+    plan_info: dict = field(default_factory=dict)  # planner options, lower bound, algorithm per memory id
     _interned: dict = field(default_factory=dict)
 
     def add(self, kind, payload=None):

@@ -1,0 +1,172 @@
+"""What the memory planner plans: buffers with sizes and lifetimes.
+
+A buffer is the storage of one or more tensors: a tensor and its views
+(aliases) always share one; an elementwise op may also write its output over
+an input that dies at that instruction (in place), when both have the same
+shape and dtype, so the output joins the input's buffer.
+
+Lifetimes are inclusive instruction ranges [first write or read, last read];
+method inputs start at -1, method outputs end at len(instructions).
+"""
+
+from dataclasses import dataclass, field
+
+# Out-variant ops whose kernels compute out[i] from in[i] of a same-shaped
+# input, reading element i before writing it (tests/test_memory_plan.py runs
+# each in place). Their output may take over an input that dies there.
+INPLACE_OPS = frozenset(
+    "aten::" + op
+    for op in (
+        "add.out",
+        "add.Scalar_out",
+        "sub.out",
+        "sub.Scalar_out",
+        "rsub.Scalar_out",
+        "mul.out",
+        "mul.Scalar_out",
+        "div.out",
+        "div.Scalar_out",
+        "relu.out",
+        "sigmoid.out",
+        "tanh.out",
+        "hardtanh.out",
+        "clamp.out",
+        "neg.out",
+        "exp.out",
+        "gelu.out",
+        "silu.out",
+        "hardswish.out",
+        "hardsigmoid.out",
+        "leaky_relu.out",
+        "elu.out",
+        "abs.out",
+        "sqrt.out",
+        "rsqrt.out",
+        "reciprocal.out",
+        "clone.out",
+    )
+)
+
+
+@dataclass
+class Buffer:
+    owner: int  # value index of the tensor that owns the storage
+    nbytes: int
+    start: int
+    end: int  # inclusive
+    members: list = field(default_factory=list)  # value indices placed at the same offset
+    mem_id: int = 1
+
+    def overlaps(self, other):
+        return self.start <= other.end and other.start <= self.end
+
+
+def outputs_of(ir, ins):
+    """Value indices an instruction writes: its return slot (a tensor or a TensorList)."""
+    last = ir.values[ins.args[-1]]
+    return list(last.payload) if last.kind == "TensorList" else [ins.args[-1]]
+
+
+def _tensor_items(ir, a):
+    v = ir.values[a]
+    items = v.payload if v.kind in ("TensorList", "OptionalTensorList") else [a]
+    return [i for i in items if i is not None and ir.tensor(i) is not None]
+
+
+def buffers(ir, preserve_inputs=False, inplace=True):
+    """The buffers to plan, keyed by owner value index.
+
+    Args:
+        ir: the lowered ProgramIR.
+        preserve_inputs: keep method inputs alive to the end (execute() may
+            run again without setting them); otherwise later tensors reuse
+            their bytes after the last read, as ExecuTorch does.
+        inplace: let INPLACE_OPS write over a dying same-shaped input.
+    """
+    n = len(ir.instructions)
+    touches = {}  # storage owner -> [first, last]
+    for i in ir.inputs:
+        touches.setdefault(ir.storage_of(i), [-1, -1])
+    for step, ins in enumerate(ir.instructions):
+        for a in ins.args:
+            for item in _tensor_items(ir, a):
+                owner = ir.storage_of(item)
+                if ir.tensor(owner).constant is not None:
+                    continue
+                span = touches.setdefault(owner, [step, step])
+                span[0], span[1] = min(span[0], step), max(span[1], step)
+    ends_late = set(ir.storage_of(o) for o in ir.outputs)
+    if preserve_inputs:
+        ends_late.update(ir.storage_of(i) for i in ir.inputs)
+    for owner in ends_late:
+        if owner in touches:
+            touches[owner][1] = n
+    group = {owner: owner for owner in touches}  # in-place merges: owner -> group root
+    if inplace:
+        for step, ins in enumerate(ir.instructions):
+            _merge_inplace(ir, step, ins, touches, group, ends_late)
+    out = {}
+    for owner, (start, end) in touches.items():
+        root = group[owner]
+        while group[root] != root:
+            root = group[root]
+        b = out.get(root)
+        if b is None:
+            b = out[root] = Buffer(root, ir.tensor(root).nbytes, start, end)
+        b.start, b.end = min(b.start, start), max(b.end, end)
+        b.members.append(owner)
+    for v_index, v in enumerate(ir.values):
+        if v.kind == "Tensor" and v.payload.alias_of is not None:
+            owner = ir.storage_of(v_index)
+            if owner in group:
+                root = group[owner]
+                while group[root] != root:
+                    root = group[root]
+                out[root].members.append(v_index)
+    return out
+
+
+def _merge_inplace(ir, step, ins, touches, group, ends_late):
+    if ins.op not in INPLACE_OPS:
+        return
+    outs = outputs_of(ir, ins)
+    if len(outs) != 1:
+        return
+    out = outs[0]
+    t_out = ir.tensor(out)
+    if t_out is None or t_out.alias_of is not None or touches.get(out, [None])[0] != step:
+        return
+    for a in ins.args[:-2]:  # inputs (the out argument and the return slot are last)
+        if ir.values[a].kind != "Tensor":
+            continue
+        owner = ir.storage_of(a)
+        t_in = ir.tensor(a)
+        span = touches.get(owner)
+        if span is None or span[1] != step or owner in ends_late or owner == out:
+            continue
+        if t_in.sizes != t_out.sizes or t_in.dtype != t_out.dtype or ir.tensor(owner).nbytes != t_out.nbytes:
+            continue
+        group[out] = owner
+        return
+
+
+def lower_bound(bufs, alignment=1, steps=None):
+    """Most bytes alive at one instruction (each buffer rounded to alignment).
+
+    No placement can be smaller. Returns (bytes, step where it happens).
+    """
+    events = {}
+    for b in bufs:
+        size = _align(b.nbytes, alignment)
+        events[b.start] = events.get(b.start, 0) + size
+        events[b.end + 1] = events.get(b.end + 1, 0) - size
+    best, at, live = 0, None, 0
+    for step in sorted(events):
+        live += events[step]
+        if live > best:
+            best, at = live, step
+    return best, at
+
+
+def _align(n, alignment):
+    return (n + alignment - 1) // alignment * alignment
