@@ -69,7 +69,8 @@ def place(bufs, alignment, exact_nodes=200000):
             best = (offsets, size, name)
         if size <= bound:
             return offsets, size, name, True
-    offsets, optimal = algos.search(bufs, alignment, bound, best[0], exact_nodes)
+    nodes = exact_nodes if len(bufs) <= algos.EXACT_LIMIT else exact_nodes // 100
+    offsets, optimal = algos.search(bufs, alignment, bound, best[0], nodes)
     size = algos.size_of(bufs, offsets, alignment)
     if size < best[1]:
         return offsets, size, "search", optimal
