@@ -4,6 +4,11 @@ A table is a dict of field name -> value (absent or None = not written). A
 union field takes (member table name, dict). Vectors are lists; vectors of
 ubyte may be bytes. Nothing here is specific to the .pte format: the schema
 says what each field is.
+
+Identical strings, scalar vectors and tables are written once and shared
+(a flatbuffer may point at one object from several places): a program of
+1,000 instructions repeats the same sizes, dim orders and allocation infos,
+and the device reads the file in RAM, so this is RAM saved on the board.
 """
 
 import flatbuffers
@@ -20,6 +25,7 @@ class FlatbufferWriter:
     def serialize(self, root):
         """Return the bytes of a flatbuffer whose root table is `root`."""
         b = flatbuffers.Builder(1024)
+        self._shared = {}
         off = self._table(b, self.schema.root_type, root)
         b.Finish(off, file_identifier=self.schema.file_identifier.encode())
         return bytes(b.Output())
@@ -30,6 +36,12 @@ class FlatbufferWriter:
         return SCALARS.get(type_name)
 
     def _table(self, b, table, values):
+        key = ("table", table, _frozen(values))
+        if key not in self._shared:
+            self._shared[key] = self._build_table(b, table, values)
+        return self._shared[key]
+
+    def _build_table(self, b, table, values):
         fields = self.schema.tables[table]
         # Children (strings, vectors, tables) must be built before StartObject.
         children = {}
@@ -40,7 +52,7 @@ class FlatbufferWriter:
             if f.vector:
                 children[f.name] = self._vector(b, f, v)
             elif f.type == "string":
-                children[f.name] = b.CreateString(v)
+                children[f.name] = b.CreateSharedString(v)
             elif f.type in self.schema.unions:
                 member, member_values = v
                 children[f.name] = self._table(b, member, member_values)
@@ -63,6 +75,12 @@ class FlatbufferWriter:
         return b.EndObject()
 
     def _vector(self, b, f, items):
+        key = ("vector", f.type, f.align, _frozen(items))
+        if key not in self._shared:
+            self._shared[key] = self._build_vector(b, f, items)
+        return self._shared[key]
+
+    def _build_vector(self, b, f, items):
         kind = self._scalar_kind(f.type)
         if kind is not None:
             size, suffix = kind
@@ -77,13 +95,24 @@ class FlatbufferWriter:
                 prepend(item)
             return b.EndVector()
         if f.type == "string":
-            offs = [b.CreateString(s) for s in items]
+            offs = [b.CreateSharedString(s) for s in items]
         else:
             offs = [self._table(b, f.type, item) for item in items]
         b.StartVector(4, len(offs), 4)
         for off in reversed(offs):
             b.PrependUOffsetTRelative(off)
         return b.EndVector()
+
+
+def _frozen(v):
+    """A hashable, type-exact key for a value tree (1 and 1.0 and True differ)."""
+    if isinstance(v, dict):
+        return ("d",) + tuple(sorted((k, _frozen(x)) for k, x in v.items()))
+    if isinstance(v, (list, tuple)):
+        return ("l",) + tuple(_frozen(x) for x in v)
+    if isinstance(v, (bytearray, memoryview)):
+        return bytes(v)
+    return (type(v).__name__, v)
 
 
 def _parse_default(text, type_name, schema):

@@ -9,10 +9,10 @@ def summary(data):
     lines = []
     for name in program.method_names:
         m = program.load_method(name)
-        ops = sorted({op for _, op in m._step_ops})
+        ops = sorted({op for _, op in m.step_ops()})
         lines.append(
             "method %s: %d inputs, %d outputs, %d instructions, planned arena %d bytes, constants %d bytes"
-            % (name, m.inputs_size(), m.outputs_size(), len(m._step_ops), m.planned_bytes, program.constant_size)
+            % (name, m.inputs_size(), m.outputs_size(), len(m.step_ops()), m.planned_bytes, program.constant_size)
         )
         lines.append("  operators: %s" % ", ".join(ops))
     return "\n".join(lines)

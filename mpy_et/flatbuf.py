@@ -147,7 +147,19 @@ class FlatReader:
 
     def ints(self, start, n, fmt):
         """A tuple of n scalars of a vector already bounds-checked by vector()."""
-        return tuple(struct.unpack_from("<%d%s" % (n, fmt), self.buf, start)) if n else ()
+        if not n:
+            return ()
+        if n <= 4:  # the common short vectors: a constant format, no string built
+            return struct.unpack_from(_FORMATS[fmt][n], self.buf, start)
+        return struct.unpack_from("<%d%s" % (n, fmt), self.buf, start)
+
+
+_FORMATS = {
+    "i": (None, "<i", "<2i", "<3i", "<4i"),
+    "q": (None, "<q", "<2q", "<3q", "<4q"),
+    "d": (None, "<d", "<2d", "<3d", "<4d"),
+    "B": (None, "<B", "<2B", "<3B", "<4B"),
+}
 
 
 def _u16(b, p):

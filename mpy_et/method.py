@@ -4,6 +4,8 @@ Everything that can be decided once is decided in Method.__init__ (load
 time). execute() only walks a list of (step, ctx) pairs.
 """
 
+from array import array
+
 from mpy_et import dtypes
 from mpy_et import schema as S
 from mpy_et.errors import (
@@ -32,6 +34,7 @@ class Method:
         self._check_unsupported(r, plan, w)
         self.buffers = self._planned_buffers(r, plan, buffers, w)
         self.planned_bytes = sum(len(b) for b in self.buffers)
+        self._views = {}
         values = self._values(r, plan, w)
         self._inputs = self._io(r, plan, S.EXECUTION_PLAN_INPUTS, values, w + " inputs")
         self._outputs = self._io(r, plan, S.EXECUTION_PLAN_OUTPUTS, values, w + " outputs")
@@ -40,7 +43,8 @@ class Method:
                 raise MpyEtError(NOT_SUPPORTED, "%s: input %d is %s; only tensor inputs are supported" % (w, i, type(t).__name__))
             if t.data is None:  # supplied at input time: give it its own buffer
                 t.bind(bytearray(t.nbytes), 0)
-        self._steps, self._step_ops = self._instructions(r, plan, values, registry, w)
+        self._steps, self._step_codes = self._instructions(r, plan, values, registry, w)
+        del self._views, self._values_start
 
     # -- load time ---------------------------------------------------------
 
@@ -82,47 +86,51 @@ class Method:
     def _values(self, r, plan, w):
         start, n = r.vector(plan, S.EXECUTION_PLAN_VALUES, 4, w + " values")
         values = [None] * n
+        self._values_start = start  # tensors are read again from here when first used
         lists = []
+        what = _VALUE  # the index goes into the message only on failure: no string per value
         for i in range(n):
-            what = "values[%d]" % i
-            ev = r.table_at(start, i, what)
-            tag = r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, what)
-            if tag == 0 or tag == S.KERNEL_TYPES_NULL:
-                continue
-            pos = r.subtable(ev, S.EVALUE_VAL, what)
-            if not pos:
-                r.fail(what, "value of type tag %d is missing" % tag)
-            if tag == S.KERNEL_TYPES_INT:
-                values[i] = r.scalar(pos, S.INT_INT_VAL, FlatReader.i64, 0, what)
-            elif tag == S.KERNEL_TYPES_BOOL:
-                values[i] = bool(r.scalar(pos, S.BOOL_BOOL_VAL, FlatReader.u8, 0, what))
-            elif tag == S.KERNEL_TYPES_DOUBLE:
-                values[i] = r.scalar(pos, S.DOUBLE_DOUBLE_VAL, FlatReader.f64, 0.0, what)
-            elif tag == S.KERNEL_TYPES_STRING:
-                values[i] = r.string(pos, S.STRING_STRING_VAL, what)
-            elif tag == S.KERNEL_TYPES_TENSOR:
-                values[i] = self._tensor(r, pos, what)
-            elif tag == S.KERNEL_TYPES_DOUBLE_LIST:
-                s, k = r.vector(pos, S.DOUBLE_LIST_ITEMS, 8, what)
-                values[i] = r.ints(s, k, "d")
-            elif tag == S.KERNEL_TYPES_BOOL_LIST:
-                s, k = r.vector(pos, S.BOOL_LIST_ITEMS, 1, what)
-                values[i] = tuple(bool(b) for b in r.ints(s, k, "B"))
-            elif tag == S.KERNEL_TYPES_INT_LIST:
-                s, k = r.vector(pos, S.INT_LIST_ITEMS, 8, what)
-                lists.append((i, tag, r.ints(s, k, "q")))
-            elif tag in (S.KERNEL_TYPES_TENSOR_LIST, S.KERNEL_TYPES_OPTIONAL_TENSOR_LIST):
-                s, k = r.vector(pos, S.TENSOR_LIST_ITEMS, 4, what)  # same slot in OptionalTensorList
-                lists.append((i, tag, r.ints(s, k, "i")))
-            else:
-                r.fail(what, "unknown value type tag %d" % tag)
+            try:
+                ev = r.table_at(start, i, what)
+                tag = r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, what)
+                if tag == 0 or tag == S.KERNEL_TYPES_NULL:
+                    continue
+                pos = r.subtable(ev, S.EVALUE_VAL, what)
+                if not pos:
+                    r.fail(what, "value of type tag %d is missing" % tag)
+                if tag == S.KERNEL_TYPES_INT:
+                    values[i] = r.scalar(pos, S.INT_INT_VAL, FlatReader.i64, 0, what)
+                elif tag == S.KERNEL_TYPES_BOOL:
+                    values[i] = bool(r.scalar(pos, S.BOOL_BOOL_VAL, FlatReader.u8, 0, what))
+                elif tag == S.KERNEL_TYPES_DOUBLE:
+                    values[i] = r.scalar(pos, S.DOUBLE_DOUBLE_VAL, FlatReader.f64, 0.0, what)
+                elif tag == S.KERNEL_TYPES_STRING:
+                    values[i] = r.string(pos, S.STRING_STRING_VAL, what)
+                elif tag == S.KERNEL_TYPES_TENSOR:
+                    values[i] = _LAZY  # made on first use (see _value)
+                elif tag == S.KERNEL_TYPES_DOUBLE_LIST:
+                    s, k = r.vector(pos, S.DOUBLE_LIST_ITEMS, 8, what)
+                    values[i] = r.ints(s, k, "d")
+                elif tag == S.KERNEL_TYPES_BOOL_LIST:
+                    s, k = r.vector(pos, S.BOOL_LIST_ITEMS, 1, what)
+                    values[i] = tuple(bool(b) for b in r.ints(s, k, "B"))
+                elif tag == S.KERNEL_TYPES_INT_LIST:
+                    s, k = r.vector(pos, S.INT_LIST_ITEMS, 8, what)
+                    lists.append((i, tag, r.ints(s, k, "q")))
+                elif tag in (S.KERNEL_TYPES_TENSOR_LIST, S.KERNEL_TYPES_OPTIONAL_TENSOR_LIST):
+                    s, k = r.vector(pos, S.TENSOR_LIST_ITEMS, 4, what)  # same slot in OptionalTensorList
+                    lists.append((i, tag, r.ints(s, k, "i")))
+                else:
+                    r.fail(what, "unknown value type tag %d" % tag)
+            except MpyEtError as e:
+                raise _located(e, _VALUE, "values[%d]" % i)
         # Boxed lists hold value indices; resolve them once all values exist.
         for i, tag, items in lists:
             out = []
             for j in items:
                 if j < 0 or j >= n:
                     r.fail("values[%d]" % i, "list item refers to values[%d]; there are %d values" % (j, n))
-                v = values[j]
+                v = self._value(values, j)
                 if tag == S.KERNEL_TYPES_INT_LIST:
                     ok = isinstance(v, int) and not isinstance(v, bool)
                 elif tag == S.KERNEL_TYPES_TENSOR_LIST:
@@ -189,7 +197,15 @@ class Method:
                     "planned at offset %d + %d bytes, past the end of memory id %d (%d bytes)"
                     % (off, t.nbytes, mem, self.planned_sizes[mem - 1]),
                 )
-            t.bind(self.buffers[mem - 1], off)
+            # Tensors at the same place with the same type (in-place ops, views)
+            # share one typed view: fewer objects made at load and kept after.
+            key = (off << 8 | dtype) << 4 | mem
+            seen = self._views.get(key)
+            if seen is not None and seen[0] == t.numel:
+                t.bind(self.buffers[mem - 1], off, seen[1])
+            else:
+                t.bind(self.buffers[mem - 1], off)
+                self._views[key] = (t.numel, t.data)
         return t
 
     def _io(self, r, plan, slot, values, what):
@@ -198,7 +214,7 @@ class Method:
         for j in r.ints(s, k, "i"):
             if j < 0 or j >= len(values):
                 r.fail(what, "refers to values[%d]; there are %d values" % (j, len(values)))
-            out.append(values[j])
+            out.append(self._value(values, j))
         return out
 
     def _instructions(self, r, plan, values, registry, w):
@@ -206,62 +222,106 @@ class Method:
         if n_chains > 1:
             raise MpyEtError(NOT_SUPPORTED, "%s has %d chains; only one is supported" % (w, n_chains))
         op_names = operator_names(r, plan, w)
-        n_ops = len(op_names)
-        calls = []
-        if n_chains:
-            chain = r.table_at(s, 0, "chains[0]")
-            si, n = r.vector(chain, S.CHAIN_INSTRUCTIONS, 4, "chains[0].instructions")
-            for i in range(n):
-                what = "instruction %d" % i
-                ins = r.table_at(si, i, what)
-                tag = r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, what)
-                pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, what)
-                if tag == S.INSTRUCTION_ARGUMENTS_FREE_CALL:
-                    continue  # storage is planned ahead of time: nothing to free
-                if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL:
-                    raise MpyEtError(NOT_SUPPORTED, "%s: delegate calls are not supported" % what)
-                if tag in (S.INSTRUCTION_ARGUMENTS_MOVE_CALL, S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL):
-                    raise MpyEtError(NOT_SUPPORTED, "%s: control flow (move/jump) is not supported" % what)
-                if tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL or not pos:
-                    r.fail(what, "unknown or empty instruction (type tag %d)" % tag)
-                op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, what)
-                if op < 0 or op >= n_ops:
-                    r.fail(what, "op_index %d out of range (%d operators)" % (op, n_ops))
-                sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, what + " args")
-                args = r.ints(sa, na, "i")
-                for a in args:
-                    if a < 0 or a >= len(values):
-                        r.fail(what, "(%s) argument refers to values[%d]; there are %d values" % (op_names[op], a, len(values)))
-                calls.append((i, op_names[op], args))
+        self._op_names = op_names
+        if not n_chains:
+            self._ctxs = []
+            return [], []
+        chain = r.table_at(s, 0, "chains[0]")
+        si, n = r.vector(chain, S.CHAIN_INSTRUCTIONS, 4, "chains[0].instructions")
+        # Pass 0 checks every instruction, finds the operators used (all missing
+        # ones are reported together) and each value's last use. Pass 1 reads
+        # each call again and binds it: a tensor object is made when an
+        # instruction first needs it and dropped after its last use, so only
+        # the live ones exist at a time (their views stay in the steps). One
+        # loop in one frame: a helper called per instruction would put its
+        # frame on the heap each time.
         uses = {}
-        for i, name, _ in calls:
-            uses.setdefault(name, []).append(i)
-        kernels = resolve([nm for nm in op_names if nm in uses], uses, registry)
-        steps, step_ops = [], []
-        for i, name, args in calls:
-            step = self._prepare(i, name, kernels[name], [values[a] for a in _drop_return(args, values)])
-            if step is not None:
-                steps.append(step)
-                step_ops.append((i, name))
-        return steps, step_ops
+        last = array("i", bytes(4 * len(values)))  # 1 + the last instruction using each value
+        n_calls = 0
+        n_ops = len(op_names)
+        n_values = len(values)
+        what = _INSTRUCTION  # the index goes into the message only on failure
+        kernels = None
+        for phase in (0, 1):
+            if phase:
+                kernels = resolve([nm for nm in op_names if nm in uses], uses, registry)
+                # Full size up front: growing them later needs ever larger
+                # contiguous blocks, which a fragmented small heap may not have.
+                steps, ctxs, codes = [None] * n_calls, [None] * n_calls, [0] * n_calls
+                j = 0
+            for i in range(n):
+                try:
+                    ins = r.table_at(si, i, what)
+                    tag = r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, what)
+                    pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, what)
+                    if tag == S.INSTRUCTION_ARGUMENTS_FREE_CALL:
+                        continue  # storage is planned ahead of time: nothing to free
+                    if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL:
+                        raise MpyEtError(NOT_SUPPORTED, "%s: delegate calls are not supported" % what)
+                    if tag in (S.INSTRUCTION_ARGUMENTS_MOVE_CALL, S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL):
+                        raise MpyEtError(NOT_SUPPORTED, "%s: control flow (move/jump) is not supported" % what)
+                    if tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL or not pos:
+                        r.fail(what, "unknown or empty instruction (type tag %d)" % tag)
+                    op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, what)
+                    if op < 0 or op >= n_ops:
+                        r.fail(what, "op_index %d out of range (%d operators)" % (op, n_ops))
+                    sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, what)
+                    args = r.ints(sa, na, "i")
+                    for a in args:
+                        if a < 0 or a >= n_values:
+                            r.fail(what, "(%s) argument refers to values[%d]; there are %d values" % (op_names[op], a, n_values))
+                except MpyEtError as e:
+                    raise _located(e, _INSTRUCTION, "instruction %d" % i)
+                name = op_names[op]
+                if not phase:
+                    seen = uses.get(name)  # not setdefault(name, []): that builds a list per call
+                    if seen is None:
+                        uses[name] = [i]
+                    else:
+                        seen.append(i)
+                    for a in args:
+                        last[a] = i + 1
+                    n_calls += 1
+                    continue
+                for a in args:
+                    self._value(values, a)
+                k = _kernel_arg_count(args, values)
+                vals = [None] * k  # a plain loop: a comprehension would allocate a closure and a frame
+                while k:
+                    k -= 1
+                    vals[k] = values[args[k]]
+                try:  # inline, not a helper: a helper's frame would be heap-allocated per call
+                    step = kernels[name](*vals)
+                except MpyEtError as e:
+                    raise MpyEtError(e.code, "instruction %d (%s): %s" % (i, name, e.message))
+                except (TypeError, ValueError, IndexError) as e:
+                    raise _misfit(i, name, e)
+                _check_storage(i, name, vals)
+                for a in args:
+                    if last[a] == i + 1:
+                        values[a] = None
+                if step is not None:
+                    steps[j], ctxs[j] = step
+                    codes[j] = i * n_ops + op  # one small int per step
+                    j += 1
+        del steps[j:], ctxs[j:], codes[j:]  # calls that needed no step (shrinks in place)
+        self._ctxs = ctxs
+        return steps, codes
 
-    def _prepare(self, i, name, kernel, args):
+    def _value(self, values, i):
+        """values[i], making its tensor object on first use (small: its frame stays on the C stack)."""
+        v = values[i]
+        if v is _LAZY:
+            v = values[i] = self._make_tensor(i)
+        return v
+
+    def _make_tensor(self, i):
+        r = self.program.reader
         try:
-            step = kernel(*args)
+            pos = r.subtable(r.table_at(self._values_start, i, _VALUE), S.EVALUE_VAL, _VALUE)
+            return self._tensor(r, pos, _VALUE)
         except MpyEtError as e:
-            raise MpyEtError(e.code, "instruction %d (%s): %s" % (i, name, e.message))
-        except (TypeError, ValueError, IndexError) as e:
-            raise MpyEtError(
-                INVALID_PROGRAM, "instruction %d (%s): arguments do not fit the kernel: %s: %s" % (i, name, type(e).__name__, e)
-            )
-        for a in args:
-            if isinstance(a, Tensor) and a.data is None:
-                raise MpyEtError(
-                    INVALID_PROGRAM,
-                    "instruction %d (%s): a %s tensor argument has no storage (not constant, planned or an input)"
-                    % (i, name, list(a.sizes)),
-                )
-        return step
+            raise _located(e, _VALUE, "values[%d]" % i)
 
     # -- the user's API ----------------------------------------------------
 
@@ -293,6 +353,11 @@ class Method:
         if not 0 <= i < len(items):
             raise MpyEtError(INVALID_ARGUMENT, "%s has %d %ss; %s %d does not exist" % (self.name, len(items), kind, kind, i))
 
+    def step_ops(self):
+        """(instruction index, operator name) of every step, in execution order."""
+        n = len(self._op_names)
+        return [(c // n, self._op_names[c % n]) for c in self._step_codes]
+
     def execute(self):
         """Run every instruction once.
 
@@ -302,15 +367,30 @@ class Method:
         hooks in: both are just steps.
         """
         i = 0
+        steps, ctxs = self._steps, self._ctxs  # two lists: no (step, ctx) tuple kept per instruction
+        n = len(steps)
         try:
-            for step, ctx in self._steps:
-                step(ctx)
+            while i < n:
+                steps[i](ctxs[i])
                 i += 1
         except MpyEtError:
             raise
         except Exception as e:
-            k, name = self._step_ops[i]
+            k, name = self.step_ops()[i]
             raise MpyEtError(INTERNAL, "instruction %d (%s) failed: %s: %s" % (k, name, type(e).__name__, e))
+
+
+_LAZY = object()  # a tensor value not made yet
+_VALUE = "value"
+_INSTRUCTION = "instruction"
+
+
+def _located(e, placeholder, where):
+    """e with its placeholder subject ("value: ...") replaced by where ("values[3]: ...")."""
+    msg = e.message
+    if msg.startswith(placeholder):
+        msg = where + msg[len(placeholder) :]
+    return MpyEtError(e.code, msg)
 
 
 def operator_names(r, plan, w):
@@ -333,18 +413,47 @@ def _identity_order(r, start, k):
     return True
 
 
-def _drop_return(args, values):
-    """Drop the return slot ExecuTorch appends to a kernel call's arguments.
+def _misfit(i, name, e):
+    return MpyEtError(INVALID_PROGRAM, "instruction %d (%s): arguments do not fit the kernel: %s: %s" % (i, name, type(e).__name__, e))
+
+
+def _check_storage(i, name, args):
+    k = len(args)
+    while k:  # not `for`: keeps this frame small enough for the C stack (no heap)
+        k -= 1
+        a = args[k]
+        if isinstance(a, Tensor) and a.data is None:
+            _no_storage(i, name, a)
+
+
+def _no_storage(i, name, a):
+    raise MpyEtError(
+        INVALID_PROGRAM,
+        "instruction %d (%s): a %s tensor argument has no storage (not constant, planned or an input)" % (i, name, list(a.sizes)),
+    )
+
+
+def _kernel_arg_count(args, values):
+    """How many leading args go to the kernel: all but the return slot
+    ExecuTorch appends to a kernel call's arguments.
 
     An out variant's return values are its out tensors, passed a second time:
     the same value index, or a TensorList of the outs when there are several.
     """
     n = len(args)
     if n >= 2 and args[-1] == args[-2]:
-        return args[:-1]
-    last = values[args[-1]] if n else None
-    if isinstance(last, list) and last and n > len(last):
-        k = len(last)
-        if all(last[j] is values[args[n - 1 - k + j]] for j in range(k)):
-            return args[:-1]
-    return args
+        return n - 1
+    if n and isinstance(values[args[-1]], list):
+        return _list_return(args, values, n)
+    return n
+
+
+def _list_return(args, values, n):
+    last = values[args[-1]]
+    k = len(last)
+    if not k or n <= k:
+        return n
+    for j in range(k):
+        if last[j] is not values[args[n - 1 - k + j]]:
+            return n
+    return n - 1

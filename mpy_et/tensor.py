@@ -74,19 +74,27 @@ class Tensor:
         self.dtype = dtype
         self.sizes = sizes
         n = 1
-        for s in sizes:
-            n *= s
+        i = len(sizes)
+        while i:  # not `for`: an iterator's 4 stack slots would push this frame onto the heap
+            i -= 1
+            n *= sizes[i]
         self.numel = n
-        self.nbytes = n * dtypes.itemsize(dtype)
+        # Six attributes: a seventh would grow every instance's attribute
+        # table (about 270 more bytes per tensor at load on MicroPython).
         self.buf = None
         self.offset = 0
         self.data = None
 
-    def bind(self, buf, offset):
-        """Point the tensor at buf[offset:offset + nbytes] (load time)."""
+    @property
+    def nbytes(self):
+        return self.numel * dtypes.itemsize(self.dtype)
+
+    def bind(self, buf, offset, view=None):
+        """Point the tensor at buf[offset:offset + nbytes] (load time); `view`:
+        an existing typed view of exactly those elements, to share."""
         self.buf = buf
         self.offset = offset
-        self.data = typed_view(buf, offset, self.numel, self.dtype)
+        self.data = typed_view(buf, offset, self.numel, self.dtype) if view is None else view
 
     @property
     def dim(self):

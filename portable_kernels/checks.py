@@ -127,6 +127,8 @@ def result_dtype(tensors, scalars=()):
     As torch: dimensioned tensors decide, unless a 0-dim tensor or a Python
     scalar is of a higher category (bool < int < float).
     """
+    if not scalars and len(tensors) == 1:
+        return tensors[0].dtype  # one tensor: its own type (no frame-heavy loop at load)
     r = None
     for want_dims in (True, False):
         tier = None
@@ -154,16 +156,25 @@ def not_supported(message):
 
 def arith_dtype(tensors, scalars, out, what):
     """Check tensor and out dtypes of an arithmetic op; return the compute type."""
-    for i, t in enumerate(tensors):
-        is_tensor(t, "%s input %d" % (what, i))
-        dtype_in(t, READABLE, "%s input %d" % (what, i))
+    # Messages are formatted only on failure: load time stays allocation-light.
+    for t in tensors:
+        if not isinstance(t, Tensor) or t.dtype not in READABLE:
+            _bad_input(tensors, t, what)
     for s in scalars:
-        number(s, "%s scalar" % what)
-    is_tensor(out, "%s out" % what)
-    dtype_in(out, READABLE + (dtypes.LONG,), "%s out" % what)
+        if not isinstance(s, (int, float)):
+            number(s, "%s scalar" % what)
+    if not isinstance(out, Tensor) or (out.dtype not in READABLE and out.dtype != dtypes.LONG):
+        is_tensor(out, "%s out" % what)
+        dtype_in(out, READABLE + (dtypes.LONG,), "%s out" % what)
     r = result_dtype(tensors, scalars)
     can_cast(r, out.dtype, what)
     return r
+
+
+def _bad_input(tensors, t, what):
+    i = tensors.index(t)
+    is_tensor(t, "%s input %d" % (what, i))
+    dtype_in(t, READABLE, "%s input %d" % (what, i))
 
 
 def alpha(value, compute, what):

@@ -49,7 +49,7 @@ def test_constants_are_views_into_the_program(examples):
         program = mpy_et.Program.load(source)
         assert program.buf is source
         method = program.load_method()
-        conv = method._steps[0][1]
+        conv = method._ctxs[0]
         views = [c for c in conv if isinstance(c, memoryview)]
         owners = [v.obj for v in views]
         # every view is over the program (weight, bias) or the arena (input, output)
