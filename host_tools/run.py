@@ -61,6 +61,28 @@ def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=
     Raises:
         TargetError: the target failed; the message carries its traceback.
     """
+    if heap_lock and target == "cpython":
+        raise ValueError("heap_lock needs a MicroPython target")
+    files, script = job_files(pte, inputs, method, repeat, heap_lock)
+    packages = None
+    if target in BOARD_TARGETS:
+        from host_tools.selective import device_modules, program_operators
+
+        packages = device_modules(program_operators(files["model.pte"]))
+    stdout = run_code(target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy)
+    res = parse_result(stdout, target)
+    if target in BOARD_TARGETS:  # QEMU -icount shift=0: 1 us of board time = 1000 instructions
+        res.stats["execute_instructions"] = res.stats["execute_us"] * 1000
+        res.stats["load_instructions"] = res.stats["load_us"] * 1000
+    return res
+
+
+def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False):
+    """What a device needs to run a program: (files, script).
+
+    files: dict name -> bytes or host path (model.pte, input<i>.bin, job.json),
+    read by `script` (host_tools/device/run_program.py) from DATA_DIR.
+    """
     files = {}
     if isinstance(pte, (bytes, bytearray)):
         files["model.pte"] = bytes(pte)
@@ -72,18 +94,14 @@ def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=
         name = "input%d.bin" % i
         files[name] = tensor_bytes(t)
         specs.append({"file": name, "dtype": SCALAR_TYPES[t.dtype], "sizes": list(t.shape)})
-    if heap_lock and target == "cpython":
-        raise ValueError("heap_lock needs a MicroPython target")
     job = {"pte": "model.pte", "method": method, "inputs": specs, "repeat": max(1, repeat), "heap_lock": heap_lock}
     files["job.json"] = json.dumps(job).encode()
     with open(_SCRIPT) as f:
-        script = f.read()
-    packages = None
-    if target in BOARD_TARGETS:
-        from host_tools.selective import device_modules, program_operators
+        return files, f.read()
 
-        packages = device_modules(program_operators(files["model.pte"]))
-    stdout = run_code(target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy)
+
+def parse_result(stdout, target):
+    """The RunResult in the output of run_program.py; TargetError if none."""
     line = next((ln for ln in stdout.splitlines() if ln.startswith(_MARK)), None)
     if line is None:
         raise TargetError("%s printed no result:\n%s" % (target, stdout[-4000:]))
@@ -94,8 +112,4 @@ def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=
         data = bytearray.fromhex(o["hex"])
         t = torch.frombuffer(data, dtype=dt) if data else torch.empty(0, dtype=dt)
         outputs.append(t.reshape(o["sizes"]).clone())
-    stats = result["stats"]
-    if target in BOARD_TARGETS:  # QEMU -icount shift=0: 1 us of board time = 1000 instructions
-        stats["execute_instructions"] = stats["execute_us"] * 1000
-        stats["load_instructions"] = stats["load_us"] * 1000
-    return RunResult(outputs, stats, target)
+    return RunResult(outputs, result["stats"], target)

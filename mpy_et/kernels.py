@@ -2,7 +2,9 @@
 
 A registry maps "aten::add.out" to ("portable_kernels.op_add", "add_out").
 Only the modules of operators a program uses are imported, so a trimmed
-registry (selective build) pulls in only those kernels.
+registry (selective build) pulls in only those kernels. A registry written by
+`mpy-et build` also holds REBUILD, the command that makes a dist for more
+programs; OperatorMissing quotes it.
 """
 
 from mpy_et.errors import OPERATOR_MISSING, MpyEtError
@@ -31,7 +33,8 @@ def resolve(names, uses, registry=None):
     Returns:
         dict name -> kernel function.
     """
-    if registry is None:
+    default = registry is None
+    if default:
         registry = default_registry()
     found, missing = {}, []
     for name in names:
@@ -44,5 +47,19 @@ def resolve(names, uses, registry=None):
         except (ImportError, AttributeError) as e:
             missing.append("%s (registered as %s.%s, which cannot be imported: %s)" % (name, entry[0], entry[1], e))
     if missing:
-        raise MpyEtError(OPERATOR_MISSING, "%d operator(s) missing from the kernel registry: %s" % (len(missing), "; ".join(missing)))
+        msg = "%d operator(s) missing from the kernel registry: %s" % (len(missing), "; ".join(missing))
+        hint = _rebuild_hint() if default else None
+        if hint:
+            msg += (
+                "; this kernel set is a selective build holding %d operator(s): rebuild it with this program "
+                "added: %s, then flash it again" % (len(registry), hint)
+            )
+        raise MpyEtError(OPERATOR_MISSING, msg)
     return found
+
+
+def _rebuild_hint():
+    """The rebuild command a generated registry carries (None for the full library)."""
+    from portable_kernels import registry
+
+    return getattr(registry, "REBUILD", None)
