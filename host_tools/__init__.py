@@ -7,8 +7,8 @@ can set up warning filters before torch is imported.
 
 import importlib
 
-__all__ = ["RunResult", "export", "run"]
-_LAZY = {"export": "host_tools.export", "run": "host_tools.run", "RunResult": "host_tools.run"}
+__all__ = ["RunResult", "export", "inspect", "run"]
+_LAZY = {"export": "host_tools.export", "run": "host_tools.run", "RunResult": "host_tools.run", "inspect": "host_tools.inspect_pte"}
 
 
 def __getattr__(name):

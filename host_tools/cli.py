@@ -1,4 +1,4 @@
-"""The `mpy-et` command: export, run, demo.
+"""The `mpy-et` command: export, run, inspect, demo.
 
 Errors reach the user as one line on stderr and a non-zero exit status;
 `--debug` shows the traceback instead.
@@ -166,6 +166,28 @@ def cmd_run(args):
     return 0 if ok else 1
 
 
+def cmd_inspect(args):
+    import json
+
+    from host_tools.inspect_pte import inspect, plot, report
+
+    _check_program(args.pte, args.method)
+    with open(args.pte, "rb") as f:
+        info = inspect(f.read(), args.method)
+    if args.plot:
+        try:
+            plot(info, args.plot)
+        except RuntimeError as e:
+            raise CliError(str(e)) from e
+    if args.json:
+        info = dict(info, memory_ids={str(k): v for k, v in info["memory_ids"].items()})
+        print(json.dumps(info if args.steps else {k: v for k, v in info.items() if k not in ("steps", "tensors")}, indent=1))
+    else:
+        print(report(info))
+        if args.plot:
+            print("wrote %s" % args.plot)
+
+
 def cmd_demo(args):
     import tempfile
 
@@ -207,6 +229,13 @@ def _parser():
     r.add_argument("--repeat", type=int, default=5)
     r.add_argument("--atol", type=float, default=1e-5)
     r.set_defaults(fn=cmd_run)
+    i = sub.add_parser("inspect", help="what a .pte needs on the device: arena, lower bound, constants, heap, operators")
+    i.add_argument("pte")
+    i.add_argument("--method", default="forward")
+    i.add_argument("--json", action="store_true", help="machine-readable output")
+    i.add_argument("--steps", action="store_true", help="with --json: also live bytes per step and every planned tensor")
+    i.add_argument("--plot", metavar="PNG", help="draw the plan (instruction step x offset); needs matplotlib")
+    i.set_defaults(fn=cmd_inspect)
     d = sub.add_parser("demo", help="export the example CNN, run it on MicroPython, compare with PyTorch")
     d.add_argument("--targets", nargs="+", default=["unix"], choices=TARGETS)
     d.add_argument("--repeat", type=int, default=5)

@@ -1,6 +1,246 @@
-"""Summaries of a .pte, read with the device runtime's own loader."""
+"""What a .pte needs on the device: `mpy-et inspect` and host_tools.inspect().
 
-from mpy_et import Program
+Works on any ExecuTorch program (ours or ExecuTorch's exporter's): it reads
+the values, instructions and memory plan with the device runtime's own
+flatbuffer reader, derives each planned tensor's lifetime from the
+instruction list, and loads the method on the host to predict the heap the
+device keeps.
+"""
+
+from mpy_et import Program, dtypes
+from mpy_et import schema as S
+from mpy_et.flatbuf import FlatReader
+from mpy_et.method import operator_names
+
+# MicroPython object sizes on the unix x64 port (64-bit words, 32-byte GC
+# blocks), used to predict the heap a loaded method keeps.
+_BLOCK = 32
+_WORD = 8
+# The Method object, its attribute table and fixed bookkeeping (calibrated on
+# the unix port against tests/test_inspect.py's programs).
+_METHOD_OVERHEAD = 448
+
+
+def _blocks(n):
+    return (n + _BLOCK - 1) // _BLOCK * _BLOCK
+
+
+def read_plan(data, method="forward"):
+    """Tensors, instructions, inputs and outputs of a method, from the file."""
+    program = Program.load(data)
+    r = program.reader
+    plan = program._plans[method]
+    start, n = r.vector(plan, S.EXECUTION_PLAN_VALUES, 4, "values")
+    tensors, lists = {}, {}
+    for i in range(n):
+        ev = r.table_at(start, i, "values")
+        tag = r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, "values")
+        pos = r.subtable(ev, S.EVALUE_VAL, "values")
+        if tag == S.KERNEL_TYPES_TENSOR:
+            s, k = r.vector(pos, S.TENSOR_SIZES, 4, "sizes")
+            sizes = r.ints(s, k, "i")
+            dtype = r.scalar(pos, S.TENSOR_SCALAR_TYPE, FlatReader.u8, 0, "dtype")
+            nbytes = dtypes.itemsize(dtype)
+            for d in sizes:
+                nbytes *= d
+            alloc = r.subtable(pos, S.TENSOR_ALLOCATION_INFO, "alloc")
+            mem = off = None
+            if alloc:
+                mem = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_ID, FlatReader.u32, 0, "mem")
+                off = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, FlatReader.u32, 0, "off")
+                off += r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_HIGH, FlatReader.u32, 0, "off") << 32
+            tensors[i] = {"sizes": list(sizes), "dtype": dtype, "nbytes": nbytes, "mem_id": mem, "offset": off}
+        elif tag in (S.KERNEL_TYPES_TENSOR_LIST, S.KERNEL_TYPES_OPTIONAL_TENSOR_LIST):
+            s, k = r.vector(pos, S.TENSOR_LIST_ITEMS, 4, "items")
+            lists[i] = [j for j in r.ints(s, k, "i") if j >= 0]
+    ops = operator_names(r, plan, "method")
+    instructions = []
+    s, n_chains = r.vector(plan, S.EXECUTION_PLAN_CHAINS, 4, "chains")
+    if n_chains:
+        chain = r.table_at(s, 0, "chain")
+        si, ni = r.vector(chain, S.CHAIN_INSTRUCTIONS, 4, "instructions")
+        for i in range(ni):
+            ins = r.table_at(si, i, "instruction")
+            if r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, "tag") != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL:
+                continue
+            pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call")
+            op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, "op")
+            sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, "args")
+            args = []
+            for a in r.ints(sa, na, "i"):
+                args.extend(lists.get(a, [a]))
+            instructions.append((ops[op], args))
+    io = {}
+    for key, slot in (("inputs", S.EXECUTION_PLAN_INPUTS), ("outputs", S.EXECUTION_PLAN_OUTPUTS)):
+        s, k = r.vector(plan, slot, 4, key)
+        io[key] = list(r.ints(s, k, "i"))
+    s, k = r.vector(plan, S.EXECUTION_PLAN_NON_CONST_BUFFER_SIZES, 8, "sizes")
+    arenas = [r.i64(s + 8 * j, "sizes") for j in range(1, k)]
+    return program, tensors, instructions, io, arenas
+
+
+def lifetimes(tensors, instructions, io):
+    """value index -> [first, last] instruction for every planned tensor."""
+    spans = {}
+
+    def touch(i, step):
+        t = tensors.get(i)
+        if t is None or t["mem_id"] is None:
+            return
+        span = spans.setdefault(i, [step, step])
+        span[0], span[1] = min(span[0], step), max(span[1], step)
+
+    for i in io["inputs"]:
+        touch(i, -1)
+    for step, (_, args) in enumerate(instructions):
+        for a in args:
+            touch(a, step)
+    for o in io["outputs"]:
+        touch(o, len(instructions))
+    return spans
+
+
+def live_bytes(tensors, spans, n_steps):
+    """Bytes in use at each step: the union of the byte ranges of the tensors
+    alive there, per memory id (tensors sharing bytes count once)."""
+    out = []
+    for step in range(-1, n_steps + 1):
+        ranges = {}
+        for i, (a, b) in spans.items():
+            if a <= step <= b and tensors[i]["nbytes"]:
+                t = tensors[i]
+                ranges.setdefault(t["mem_id"], []).append((t["offset"], t["offset"] + t["nbytes"]))
+        total = 0
+        for rs in ranges.values():
+            end = None
+            for lo, hi in sorted(rs):
+                if end is None or lo >= end:
+                    total += hi - lo
+                    end = hi
+                elif hi > end:
+                    total += hi - end
+                    end = hi
+        out.append(total)
+    return out
+
+
+def _mpy_size(obj, seen, skip):
+    """Bytes MicroPython's heap holds for obj and what only it references."""
+    if id(obj) in seen or id(obj) in skip or obj is None or isinstance(obj, (bool, int, str, type)) or callable(obj):
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, float):
+        return _BLOCK
+    if isinstance(obj, tuple):
+        return _blocks(_WORD * (2 + len(obj))) + sum(_mpy_size(x, seen, skip) for x in obj)
+    if isinstance(obj, list):
+        return _blocks(_WORD * 4) + _blocks(_WORD * len(obj)) + sum(_mpy_size(x, seen, skip) for x in obj)
+    if isinstance(obj, memoryview):
+        return _blocks(_WORD * 4)  # a typed view (uctypes array on MicroPython); its bytes live elsewhere
+    if isinstance(obj, (bytes, bytearray)):
+        return _blocks(_WORD * 4) + _blocks(len(obj))
+    if hasattr(obj, "__dict__"):  # an instance: object plus its attribute table
+        d = vars(obj)
+        return _blocks(_WORD * 4) + _blocks(2 * _WORD * 7) + sum(_mpy_size(x, seen, skip) for x in d.values())
+    return _blocks(_WORD * 4)
+
+
+def predicted_load_heap(program, method="forward"):
+    """Heap a loaded method keeps on the unix port, arena included, predicted by
+    loading it on the host and sizing the objects as MicroPython lays them out."""
+    m = program.load_method(method)
+    skip = {id(program.buf), id(program), id(program.reader)}
+    seen = set()
+    total = sum(_blocks(_WORD * 4) + _blocks(len(b)) for b in m.buffers)
+    seen.update(id(b) for b in m.buffers)
+    for part in (m._steps, m._ctxs, m._no_step, m._inputs, m._outputs, m.planned_sizes):
+        total += _mpy_size(part, seen, skip)
+    total += _blocks(_WORD * 4) + _blocks(2 * _WORD * len(m._op_names)) + sum(_blocks(len(n) + 17) for n in m._op_names)
+    return total + _METHOD_OVERHEAD
+
+
+def inspect(data, method="forward"):
+    """A dict describing what a .pte needs on the device.
+
+    Keys: planned_bytes, memory_ids (bytes per memory id 1..n),
+    lower_bound_bytes (most bytes live at one step), plan_efficiency
+    (planned / lower bound), constant_bytes, operators, instructions,
+    predicted_load_heap_bytes (what load_method keeps on the unix port,
+    arena included), steps (live bytes per step) and tensors (planned
+    tensors with lifetime, memory id, offset and size, for plots).
+    """
+    program, tensors, instructions, io, arenas = read_plan(data, method)
+    spans = lifetimes(tensors, instructions, io)
+    live = live_bytes(tensors, spans, len(instructions))
+    bound = max(live, default=0)
+    planned = sum(arenas)
+    return {
+        "method": method,
+        "planned_bytes": planned,
+        "memory_ids": {j + 1: size for j, size in enumerate(arenas)},
+        "lower_bound_bytes": bound,
+        "plan_efficiency": planned / bound if bound else 1.0,
+        "constant_bytes": program.constant_size,
+        "program_bytes": len(data) if not isinstance(data, str) else None,
+        "operators": sorted({op for op, _ in instructions}),
+        "instructions": len(instructions),
+        "predicted_load_heap_bytes": predicted_load_heap(program, method),
+        "steps": live,
+        "tensors": [
+            {
+                "value": i,
+                "start": a,
+                "end": b,
+                "mem_id": tensors[i]["mem_id"],
+                "offset": tensors[i]["offset"],
+                "nbytes": tensors[i]["nbytes"],
+            }
+            for i, (a, b) in sorted(spans.items())
+        ],
+    }
+
+
+def report(info):
+    """The readable form of inspect()'s dict."""
+    lines = [
+        "method %s: %d instructions, %d operators" % (info["method"], info["instructions"], len(info["operators"])),
+        "planned arena: %d bytes (%s); lower bound %d bytes; plan / bound = %.3f"
+        % (
+            info["planned_bytes"],
+            ", ".join("memory id %d: %d B" % kv for kv in info["memory_ids"].items()) or "none",
+            info["lower_bound_bytes"],
+            info["plan_efficiency"],
+        ),
+        "constants: %d bytes (read in place from the program)" % info["constant_bytes"],
+        "predicted heap kept by load_method (unix port, arena included): %d bytes" % info["predicted_load_heap_bytes"],
+        "operators: %s" % ", ".join(info["operators"]),
+    ]
+    return "\n".join(lines)
+
+
+def plot(info, path):
+    """Draw the plan: each tensor a box over (instruction step x offset)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise RuntimeError("--plot needs matplotlib: pip install 'mpy-et[bench]' or pip install matplotlib") from e
+    ids = sorted(info["memory_ids"]) or [1]
+    fig, axes = plt.subplots(len(ids), 1, figsize=(10, 3 * len(ids)), squeeze=False)
+    for ax, mem in zip(axes[:, 0], ids):
+        for t in info["tensors"]:
+            if t["mem_id"] == mem:
+                ax.add_patch(plt.Rectangle((t["start"] - 0.45, t["offset"]), t["end"] - t["start"] + 0.9, t["nbytes"], alpha=0.5, ec="k"))
+        ax.set_xlim(-1.5, info["instructions"] + 0.5)
+        ax.set_ylim(0, max(info["memory_ids"].get(mem, 1), 1))
+        ax.set_xlabel("instruction")
+        ax.set_ylabel("offset (bytes), memory id %d" % mem)
+    axes[0, 0].set_title("%s: %d B planned, lower bound %d B" % (info["method"], info["planned_bytes"], info["lower_bound_bytes"]))
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
 
 
 def summary(data):

@@ -43,7 +43,8 @@ class Method:
                 raise MpyEtError(NOT_SUPPORTED, "%s: input %d is %s; only tensor inputs are supported" % (w, i, type(t).__name__))
             if t.data is None:  # supplied at input time: give it its own buffer
                 t.bind(bytearray(t.nbytes), 0)
-        self._steps, self._step_codes = self._instructions(r, plan, values, registry, w)
+        self._plan = plan
+        self._steps, self._no_step = self._instructions(r, plan, values, registry, w)
         del self._views, self._values_start
 
     # -- load time ---------------------------------------------------------
@@ -247,7 +248,7 @@ class Method:
                 kernels = resolve([nm for nm in op_names if nm in uses], uses, registry)
                 # Full size up front: growing them later needs ever larger
                 # contiguous blocks, which a fragmented small heap may not have.
-                steps, ctxs, codes = [None] * n_calls, [None] * n_calls, [0] * n_calls
+                steps, ctxs, no_step = [None] * n_calls, [None] * n_calls, []
                 j = 0
             for i in range(n):
                 try:
@@ -300,13 +301,14 @@ class Method:
                 for a in args:
                     if last[a] == i + 1:
                         values[a] = None
-                if step is not None:
+                if step is None:
+                    no_step.append(i)  # rare (a no-op kernel): step_ops() skips it
+                else:
                     steps[j], ctxs[j] = step
-                    codes[j] = i * n_ops + op  # one small int per step
                     j += 1
-        del steps[j:], ctxs[j:], codes[j:]  # calls that needed no step (shrinks in place)
+        del steps[j:], ctxs[j:]  # calls that needed no step (shrinks in place)
         self._ctxs = ctxs
-        return steps, codes
+        return steps, no_step
 
     def _value(self, values, i):
         """values[i], making its tensor object on first use (small: its frame stays on the C stack)."""
@@ -354,9 +356,23 @@ class Method:
             raise MpyEtError(INVALID_ARGUMENT, "%s has %d %ss; %s %d does not exist" % (self.name, len(items), kind, kind, i))
 
     def step_ops(self):
-        """(instruction index, operator name) of every step, in execution order."""
-        n = len(self._op_names)
-        return [(c // n, self._op_names[c % n]) for c in self._step_codes]
+        """(instruction index, operator name) of every step, in execution order.
+
+        Read again from the program (not kept per step: RAM is for the model)."""
+        r = self.program.reader
+        s, n_chains = r.vector(self._plan, S.EXECUTION_PLAN_CHAINS, 4, "chains")
+        if not n_chains:
+            return []
+        si, n = r.vector(r.table_at(s, 0, "chains[0]"), S.CHAIN_INSTRUCTIONS, 4, "instructions")
+        out = []
+        for i in range(n):
+            ins = r.table_at(si, i, "instruction")
+            if r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, "instruction") != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL:
+                continue
+            if i not in self._no_step:
+                op = r.scalar(r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call"), S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, "op")
+                out.append((i, self._op_names[op]))
+        return out
 
     def execute(self):
         """Run every instruction once.

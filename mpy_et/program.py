@@ -23,15 +23,19 @@ def _read_source(source):
                 return memoryview(f)  # ROMFS: the file's bytes in place
             except TypeError:
                 pass
+            size = f.seek(0, 2)
+            f.seek(0)
             try:
-                return f.read()
+                buf = bytearray(size)  # one block of the final size: read() would grow and copy
             except MemoryError:
-                size = f.seek(0, 2)
                 raise MpyEtError(
                     MEMORY_ALLOCATION_FAILED,
                     "%s: cannot read %d bytes into RAM; put the file in ROMFS or freeze it, "
                     "and load it from there (read in place)" % (source, size),
                 )
+            if f.readinto(buf) != size:
+                raise MpyEtError(INVALID_PROGRAM, "%s: short read (the file changed while loading?)" % source)
+            return buf
         finally:
             f.close()
     if isinstance(source, (bytes, bytearray, memoryview)):

@@ -1,0 +1,26 @@
+"""Loading fits a small heap: a 1,000-instruction program in 256 KB (unix MicroPython)."""
+
+import torch
+
+from host_tools import export, run
+
+
+class Chain(torch.nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+
+    def forward(self, x):
+        for i in range(self.n):
+            x = x * 1.5 if i % 3 == 0 else (x + 0.25 if i % 3 == 1 else torch.relu(x))
+        return x
+
+
+def test_thousand_instructions_load_in_256k():
+    model, x = Chain(1000), (torch.tensor([0.5]),)
+    pte = export(model, x)
+    res = run(pte, x, "unix", repeat=1, heap_bytes=256 * 1024)
+    s = res.stats
+    assert s["load_method_alloc_bytes"] / 1000 <= 2048, s["load_method_alloc_bytes"]
+    assert (s["load_method_heap_bytes"] - s["arena_bytes"]) / 1000 <= 200, s["load_method_heap_bytes"]
+    torch.testing.assert_close(res.outputs[0], model(*x), rtol=1e-5, atol=0)
