@@ -38,7 +38,7 @@ class RunResult:
     target: str = ""
 
 
-def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=False, timeout=600, heap_bytes=None, deploy="romfs"):
+def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=False, timeout=600, heap_bytes=None, deploy="romfs", stream=False):
     """Run a program on a target.
 
     Args:
@@ -56,6 +56,8 @@ def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=
         heap_bytes: MicroPython heap size for the unix target.
         deploy: on boards, "romfs" (compiled .mpy and the .pte in flash) or
             "mount" (.py sources over mpremote mount).
+        stream: load with Program.load(path, stream=True): constants stay in
+            the file and are read before each instruction that uses them.
     Returns:
         RunResult.
     Raises:
@@ -63,7 +65,7 @@ def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=
     """
     if heap_lock and target == "cpython":
         raise ValueError("heap_lock needs a MicroPython target")
-    files, script = job_files(pte, inputs, method, repeat, heap_lock)
+    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream)
     packages = None
     if target in BOARD_TARGETS:
         from host_tools.selective import device_modules, program_operators
@@ -77,7 +79,7 @@ def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=
     return res
 
 
-def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False):
+def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False):
     """What a device needs to run a program: (files, script).
 
     files: dict name -> bytes or host path (model.pte, input<i>.bin, job.json),
@@ -94,7 +96,7 @@ def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False):
         name = "input%d.bin" % i
         files[name] = tensor_bytes(t)
         specs.append({"file": name, "dtype": SCALAR_TYPES[t.dtype], "sizes": list(t.shape)})
-    job = {"pte": "model.pte", "method": method, "inputs": specs, "repeat": max(1, repeat), "heap_lock": heap_lock}
+    job = {"pte": "model.pte", "method": method, "inputs": specs, "repeat": max(1, repeat), "heap_lock": heap_lock, "stream": stream}
     files["job.json"] = json.dumps(job).encode()
     with open(_SCRIPT) as f:
         return files, f.read()

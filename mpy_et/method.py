@@ -18,6 +18,7 @@ from mpy_et.errors import (
 )
 from mpy_et.flatbuf import FlatReader
 from mpy_et.kernels import resolve
+from mpy_et.stream import StreamPlan, streamed
 from mpy_et.tensor import Tensor
 
 _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
@@ -35,6 +36,9 @@ class Method:
         self.buffers = self._planned_buffers(r, plan, buffers, w)
         self.planned_bytes = sum(len(b) for b in self.buffers)
         self._views = {}
+        self._stream = StreamPlan() if program.file is not None else None
+        self.stream_scratch_bytes = 0
+        self._making = -1  # the value index _tensor is making (streamed constants)
         values = self._values(r, plan, w)
         self._inputs = self._io(r, plan, S.EXECUTION_PLAN_INPUTS, values, w + " inputs")
         self._outputs = self._io(r, plan, S.EXECUTION_PLAN_OUTPUTS, values, w + " outputs")
@@ -45,7 +49,7 @@ class Method:
                 t.bind(bytearray(t.nbytes), 0)
         self._plan = plan
         self._steps, self._no_step = self._instructions(r, plan, values, registry, w)
-        del self._views, self._values_start
+        del self._views, self._values_start, self._stream
 
     # -- load time ---------------------------------------------------------
 
@@ -159,7 +163,7 @@ class Method:
             )
         s, k = r.vector(pos, S.TENSOR_SIZES, 4, what)
         sizes = r.ints(s, k, "i")
-        limit = len(self.program.buf) + self.planned_bytes
+        limit = self.program.size + self.planned_bytes
         numel = 1
         for d in sizes:
             if d < 0:
@@ -185,7 +189,13 @@ class Method:
         if idx and alloc:
             raise MpyEtError(NOT_SUPPORTED, "%s: mutable tensor with an initial value (mutable buffer) is not supported" % what)
         if idx:
-            t.bind(self.program.buf, self.program.constant(idx, t.nbytes, what))
+            off = self.program.constant(idx, t.nbytes, what)
+            if self._stream is None:
+                t.bind(self.program.buf, off)
+            elif self._making in self._stream.offsets:
+                t.bind(self._stream.scratch, self._stream.offsets[self._making])
+            else:
+                raise MpyEtError(NOT_SUPPORTED, "%s: a constant inside a tensor list cannot be streamed; load without stream=True" % what)
         elif alloc:
             mem = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_ID, FlatReader.u32, 0, what)
             off = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, FlatReader.u32, 0, what)
@@ -243,9 +253,12 @@ class Method:
         n_values = len(values)
         what = _INSTRUCTION  # the index goes into the message only on failure
         kernels = None
+        stream = self._stream
         for phase in (0, 1):
             if phase:
                 kernels = resolve([nm for nm in op_names if nm in uses], uses, registry)
+                if stream is not None:
+                    self.stream_scratch_bytes = stream.layout(w)
                 # Full size up front: growing them later needs ever larger
                 # contiguous blocks, which a fragmented small heap may not have.
                 steps, ctxs, no_step = [None] * n_calls, [None] * n_calls, []
@@ -282,6 +295,8 @@ class Method:
                         seen.append(i)
                     for a in args:
                         last[a] = i + 1
+                        if stream is not None and values[a] is _LAZY:
+                            self._note_constant(stream, a, i)
                     n_calls += 1
                     continue
                 for a in args:
@@ -304,11 +319,30 @@ class Method:
                 if step is None:
                     no_step.append(i)  # rare (a no-op kernel): step_ops() skips it
                 else:
+                    reads = stream.reads(args) if stream is not None else ()
+                    if reads:
+                        step = streamed, (self.program.file, reads, step[0], step[1])
                     steps[j], ctxs[j] = step
                     j += 1
         del steps[j:], ctxs[j:]  # calls that needed no step (shrinks in place)
         self._ctxs = ctxs
         return steps, no_step
+
+    def _note_constant(self, stream, i, step):
+        """Streaming: if values[i] is a constant tensor, note its file bytes and use."""
+        r = self.program.reader
+        try:
+            pos = r.subtable(r.table_at(self._values_start, i, _VALUE), S.EVALUE_VAL, _VALUE)
+            idx = r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, _VALUE)
+            if not idx:
+                return
+            s, k = r.vector(pos, S.TENSOR_SIZES, 4, _VALUE)
+            n = dtypes.itemsize(r.scalar(pos, S.TENSOR_SCALAR_TYPE, FlatReader.u8, 0, _VALUE))
+            for d in r.ints(s, k, "i"):
+                n *= d
+            stream.note(i, self.program.constant(idx, n, _VALUE), n, step)
+        except MpyEtError as e:
+            raise _located(e, _VALUE, "values[%d]" % i)
 
     def _value(self, values, i):
         """values[i], making its tensor object on first use (small: its frame stays on the C stack)."""
@@ -319,6 +353,7 @@ class Method:
 
     def _make_tensor(self, i):
         r = self.program.reader
+        self._making = i
         try:
             pos = r.subtable(r.table_at(self._values_start, i, _VALUE), S.EVALUE_VAL, _VALUE)
             return self._tensor(r, pos, _VALUE)

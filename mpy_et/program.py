@@ -43,12 +43,33 @@ def _read_source(source):
     raise MpyEtError(INVALID_ARGUMENT, "Program.load takes a path, bytes, bytearray or memoryview, not %s" % type(source).__name__)
 
 
+def _open_streamed(path):
+    if not isinstance(path, str):
+        raise MpyEtError(INVALID_ARGUMENT, "Program.load(stream=True) takes a path, not %s" % type(path).__name__)
+    f = open(path, "rb")
+    total = f.seek(0, 2)
+    head = bytearray(min(total, _HEADER_OFFSET + 32))
+    f.seek(0)
+    f.readinto(head)
+    size = total
+    if len(head) >= _HEADER_OFFSET + _HEADER_MIN_LENGTH and bytes(head[8:12]) == _HEADER_MAGIC:
+        size = FlatReader(head, len(head)).u64(16, "extended header program_size")
+        if size > total:
+            raise MpyEtError(INVALID_PROGRAM, "%s: extended header says the flatbuffer is %d bytes; the file is %d" % (path, size, total))
+    buf = bytearray(size)
+    f.seek(0)
+    f.readinto(buf)
+    return Program(buf, f, total)
+
+
 class Program:
     """A loaded program. Use Program.load(); then load_method(name)."""
 
-    def __init__(self, buf):
+    def __init__(self, buf, file=None, size=None):
         self.buf = buf
-        size = len(buf)
+        self.file = file  # stream=True: the open .pte, constants are read from it
+        size = len(buf) if size is None else size
+        self.size = size
         if size < 8:
             raise MpyEtError(INVALID_PROGRAM, "program is %d bytes; a .pte is at least 8" % size)
         ident = bytes(buf[4:8])
@@ -79,8 +100,16 @@ class Program:
             self._plans[r.string(plan, S.EXECUTION_PLAN_NAME, what + ".name")] = plan
 
     @staticmethod
-    def load(source):
-        """Load and validate a program from a path, bytes, bytearray or memoryview."""
+    def load(source, stream=False):
+        """Load and validate a program from a path, bytes, bytearray or memoryview.
+
+        stream=True (a path only): read the flatbuffer into RAM but leave the
+        constants in the file; each method reads them into one scratch buffer
+        just before the instruction that uses them (models larger than RAM).
+        The file stays open while the program is alive.
+        """
+        if stream:
+            return _open_streamed(source)
         return Program(_read_source(source))
 
     def _read_extended_header(self, size):
@@ -109,7 +138,7 @@ class Program:
         if n and not self.segment_base:
             raise MpyEtError(INVALID_PROGRAM, "program lists %d segments but has no extended header locating them" % n)
         segments = []
-        size = len(self.buf)
+        size = self.size
         for i in range(n):
             what = "segments[%d]" % i
             seg = r.table_at(start, i, what)

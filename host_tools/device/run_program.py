@@ -47,7 +47,7 @@ def main(job):
     heap0 = used()
     free0 = free()
     t0 = ticks_us()
-    program = mpy_et.Program.load(DATA_DIR + "/" + job["pte"])  # noqa: F821 (set by the runner)
+    program = mpy_et.Program.load(DATA_DIR + "/" + job["pte"], job.get("stream", False))  # noqa: F821 (set by the runner)
     heap1 = used()
     t1 = ticks_us()
     method = program.load_method(job["method"])  # first load imports kernel modules
@@ -113,6 +113,7 @@ def main(job):
         "execute_us_min": times[0],
         "execute_heap_bytes": execute_heap,
         "arena_bytes": method.planned_bytes,
+        "stream_scratch_bytes": method.stream_scratch_bytes,
         "program_heap_bytes": delta(heap0, heap1),
         "first_load_method_heap_bytes": delta(heap1, heap2),
         "load_method_heap_bytes": delta(heap3, heap4),
