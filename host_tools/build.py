@@ -116,7 +116,7 @@ def _prepare_out_dir(out):
     os.makedirs(out, exist_ok=True)
 
 
-def _read_programs(pte_paths):
+def read_programs(pte_paths):
     programs, names = [], set()
     for path in pte_paths:
         if not os.path.isfile(path):
@@ -135,7 +135,7 @@ def _read_programs(pte_paths):
     return programs
 
 
-def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_label=None):
+def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_label=None, registry=None):
     """Build a dist for `target` in directory `out`; return its manifest (a dict).
 
     Args:
@@ -146,6 +146,7 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
         measure: measure the RAM the runtime's import costs (host_tools/import_ram.py).
         progress: callable(str) for progress lines.
         out_label: how `out` is named in the rebuild command (default: out).
+        registry: the full kernel library's registry (default portable_kernels').
     Raises:
         BuildError: naming the program, operator, module or tool at fault.
     """
@@ -156,17 +157,18 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
         raise BuildError("no programs given")
     march, file_format, _ = BUILD_TARGETS[target]
     native_ok = march is not None
-    from portable_kernels.registry import KERNELS
+    if registry is None:
+        from portable_kernels.registry import KERNELS as registry
 
     say("reading %d program(s)" % len(pte_paths))
-    programs = _read_programs(pte_paths)
+    programs = read_programs(pte_paths)
     operators = sorted({op for p in programs for op in p["operators"]})
     unknown = [
-        "%s (used by %s)" % (op, ", ".join(p["file"] for p in programs if op in p["operators"])) for op in operators if op not in KERNELS
+        "%s (used by %s)" % (op, ", ".join(p["file"] for p in programs if op in p["operators"])) for op in operators if op not in registry
     ]
     if unknown:
         raise BuildError("portable_kernels has no kernel for %d operator(s): %s" % (len(unknown), "; ".join(unknown)))
-    packages = device_modules(operators, KERNELS)
+    packages = device_modules(operators, registry)
     rebuild = rebuild_command(pte_paths, target, out_label or out)
     _prepare_out_dir(out)
     ext = "." + file_format
@@ -175,9 +177,9 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
         for pkg in DEVICE_PACKAGES:
             shutil.copytree(os.path.join(_ROOT, pkg), os.path.join(tmp, pkg), ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         with open(os.path.join(tmp, "portable_kernels", "registry.py"), "w") as f:
-            f.write(registry_source(operators, KERNELS, rebuild))
+            f.write(registry_source(operators, registry, rebuild))
         jobs, dropped = _module_jobs(packages, tmp, out, ext, native_ok)
-        say("%s %d modules for %s (%s)" % ("copying" if file_format == "py" else "compiling", len(jobs), target, march or "bytecode"))
+        say("%s %d modules for %s (%s)" % ("copying" if file_format == "py" else "compiling", len(jobs), target, march or file_format))
         _emit(jobs, march, file_format)
     if dropped:
         say("left out (native code, no emitter on %s): %s" % (target, ", ".join(dropped)))

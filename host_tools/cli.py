@@ -1,4 +1,5 @@
-"""The `mpy-et` command: export, run, inspect, demo.
+"""The `mpy-et` command: export, run, inspect, demo; build, flash, freeze, mip
+(host_tools/cli_dist.py).
 
 Errors reach the user as one line on stderr and a non-zero exit status;
 `--debug` shows the traceback instead.
@@ -159,7 +160,12 @@ def cmd_run(args):
             raise CliError("cannot read the reference %s (%s); export again or pass --model" % (ref, e)) from e
     else:
         raise CliError("no inputs: pass --model MODEL.py, or export with `mpy-et export` (it writes %s)" % ref)
-    res = _run(run, args.pte, inputs, args.target, repeat=args.repeat)
+    if args.port:  # a board holding a flashed dist (mpy-et flash)
+        from host_tools.cli_dist import run_on_port
+
+        res = run_on_port(args, inputs)
+    else:
+        res = _run(run, args.pte, inputs, args.target, repeat=args.repeat)
     worst = _report(res, expected)
     ok = worst <= args.atol
     print("%s (tolerance %g)" % ("MATCH" if ok else "MISMATCH", args.atol))
@@ -228,6 +234,8 @@ def _parser():
     r.add_argument("--model", help="model file to compute PyTorch's outputs (default: the .ref.pt written by export)")
     r.add_argument("--repeat", type=int, default=5)
     r.add_argument("--atol", type=float, default=1e-5)
+    r.add_argument("--port", help="run on the board at this serial port instead (after `mpy-et flash`)")
+    r.add_argument("--dest", default="", help="with --port: the board directory the dist was flashed to")
     r.set_defaults(fn=cmd_run)
     i = sub.add_parser("inspect", help="what a .pte needs on the device: arena, lower bound, constants, heap, operators")
     i.add_argument("pte")
@@ -241,6 +249,9 @@ def _parser():
     d.add_argument("--repeat", type=int, default=5)
     d.add_argument("--atol", type=float, default=1e-5)
     d.set_defaults(fn=cmd_demo)
+    from host_tools.cli_dist import add_parsers
+
+    add_parsers(sub)  # build, flash, freeze, mip
     return p
 
 

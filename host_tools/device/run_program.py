@@ -47,7 +47,9 @@ def main(job):
     heap0 = used()
     free0 = free()
     t0 = ticks_us()
-    program = mpy_et.Program.load(DATA_DIR + "/" + job["pte"], job.get("stream", False))  # noqa: F821 (set by the runner)
+    # job["pte"]: relative to DATA_DIR, or absolute (a program already on the board: ROMFS, a flashed dist)
+    pte = job["pte"] if job["pte"].startswith("/") else DATA_DIR + "/" + job["pte"]  # noqa: F821 (set by the runner)
+    program = mpy_et.Program.load(pte, job.get("stream", False))
     heap1 = used()
     t1 = ticks_us()
     method = program.load_method(job["method"])  # first load imports kernel modules

@@ -1,0 +1,89 @@
+"""`mpy-et run --port PORT`: run a program on a board that holds a flashed
+dist, and bring outputs and timings back (the same RunResult as the other
+targets: host_tools/run.py, host_tools/device/run_program.py).
+
+The job's files (the inputs, job.json and, unless the board already has the
+same bytes next to the dist, the .pte) are put in RUN_DIR on the board,
+copied only when they changed; then run_program.py is executed in the raw
+REPL with DATA_DIR pointing there. The board imports mpy_et from its own
+file system: run `mpy-et flash` first.
+"""
+
+import contextlib
+import hashlib
+import json
+
+from host_tools.build_targets import safe_name
+from host_tools.flash import Device, FlashError, _link_errors, connect, device_path
+from host_tools.run import job_files, parse_result
+from host_tools.targets import TargetError
+
+RUN_DIR = ".mpy_et_run"
+
+
+def _bytes(data):
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data)
+    with open(data, "rb") as f:
+        return f.read()
+
+
+def run_on_port(port, pte, inputs, *, method="forward", repeat=3, heap_lock=False, timeout=600, dest="", transport=None):
+    """Run `pte` (path or bytes) on the board at `port`; return a RunResult.
+
+    Raises TargetError with the board's traceback (e.g. OperatorMissing when
+    the flashed dist lacks a kernel) or when the link fails.
+    """
+    files, script = job_files(pte, inputs, method, repeat, heap_lock)
+    files = {name: _bytes(data) for name, data in files.items()}
+    own = transport is None
+    try:
+        if own:
+            transport = connect(port)
+        dev = Device(transport)
+        run_dir = device_path(dest, RUN_DIR)
+        program = files.pop("model.pte")
+        # The dist's copy of the program, if the board has it: no second copy.
+        beside = device_path(dest, safe_name(pte) + ".pte") if not isinstance(pte, (bytes, bytearray)) else None
+        sha = hashlib.sha256(program).hexdigest()
+        if beside and _same(dev, beside, sha):
+            job = json.loads(files["job.json"])
+            job["pte"] = beside if beside.startswith("/") else transport.eval("os.getcwd()") + "/" + beside
+            files["job.json"] = json.dumps(job).encode()
+        else:
+            files["model.pte"] = program
+        _put(dev, run_dir, files)
+        label = "port %s" % (port or "board")
+        out, err = transport.exec_raw("DATA_DIR = %r\n" % run_dir + script, timeout=timeout)
+    except FlashError as e:
+        raise TargetError(str(e)) from e
+    except _link_errors() as e:
+        raise TargetError("lost the board on %s: %s" % (port, e)) from e
+    finally:
+        if own and transport is not None:
+            with contextlib.suppress(Exception):
+                transport.close()
+    out = out.decode("utf-8", "replace")
+    if err:
+        err = err.decode("utf-8", "replace")
+        hint = ""
+        if "no module named 'mpy_et" in err.lower():
+            hint = "\n(the board has no mpy_et: `mpy-et build PTE --target T -o dist && mpy-et flash dist --port %s`)" % port
+        raise TargetError("%s raised:\n%s%s%s" % (label, out[-2000:], err[-4000:], hint))
+    return parse_result(out, label)
+
+
+def _same(dev, path, sha):
+    st = dev.state([path])[path]
+    return isinstance(st, list) and st[1] == sha
+
+
+def _put(dev, run_dir, files):
+    for name, data in sorted(files.items()):
+        path = run_dir + "/" + name
+        if _same(dev, path, hashlib.sha256(data).hexdigest()):
+            continue
+        dev.mkdirs(path)
+        dev.write(path, data, 0)
+        if not _same(dev, path, hashlib.sha256(data).hexdigest()):
+            raise FlashError("%s did not verify on the board after copying" % path)

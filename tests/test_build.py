@@ -1,0 +1,180 @@
+"""`mpy-et build`, `freeze` and `mip`: dists per board with only the kernels a
+program needs; the trimmed dist runs alone (unix x64 .mpy, wasm bytecode
+.mpy, the emulated Cortex-M3 board from the dist's own ROMFS image); a program
+the dist lacks an operator for fails at load naming it and the rebuild."""
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+import torch
+from conftest import require
+
+from host_tools import cli
+from host_tools.build import build, read_manifest
+from host_tools.build_targets import BUILD_TARGETS, BuildError, mpy_header
+from host_tools.run import job_files, parse_result
+from host_tools.selective import program_operators
+from host_tools.targets import TargetError
+
+_FROM = "MPY_ET_IMPORTED_FROM"
+_WHERE = "\nimport mpy_et\nprint(%r, mpy_et.__file__)\n" % _FROM
+
+
+@pytest.fixture(scope="module")
+def programs(examples, tmp_path_factory):
+    """name -> .pte path of the example models."""
+    d = tmp_path_factory.mktemp("ptes")
+    out = {}
+    for name in ("mlp", "cnn"):
+        out[name] = str(d / (name + ".pte"))
+        with open(out[name], "wb") as f:
+            f.write(examples[name][3])
+    return out
+
+
+def _imported_from(stdout):
+    return next(ln.split(" ", 1)[1] for ln in stdout.splitlines() if ln.startswith(_FROM))
+
+
+def _run_alone(target, dist, pte, inputs, tmp_path):
+    """Run pte with nothing but `dist` importable; (RunResult, mpy_et.__file__)."""
+    from host_tools.targets import _run_wasm, micropython_binary
+
+    files, script = job_files(pte, inputs, repeat=1)
+    data = tmp_path / ("data_" + target)
+    data.mkdir(parents=True)
+    if target == "wasm":  # one read-only directory: the dist's files and the job's
+        shutil.copytree(dist, data, dirs_exist_ok=True)
+    for name, content in files.items():
+        if isinstance(content, (bytes, bytearray)):
+            (data / name).write_bytes(content)
+        else:
+            shutil.copyfile(content, data / name)
+    if target == "wasm":
+        out = _run_wasm(script + _WHERE, str(data), timeout=120, heap_bytes=None)
+    else:
+        main = data / "main.py"
+        main.write_text("DATA_DIR = %r\n" % str(data) + script + _WHERE)
+        env = dict(os.environ, MICROPYPATH=str(dist))  # the import path: the dist only
+        proc = subprocess.run([micropython_binary(), str(main)], cwd=str(data), env=env, capture_output=True, text=True, timeout=120)
+        if proc.returncode:
+            raise TargetError(proc.stdout + proc.stderr)
+        out = proc.stdout
+    return parse_result(out, target), _imported_from(out)
+
+
+def _dist_modules(dist):
+    found = []
+    for top, _, names in os.walk(dist):
+        found += [os.path.relpath(os.path.join(top, n), dist) for n in names if n.endswith((".py", ".mpy"))]
+    return sorted(found)
+
+
+def test_every_target_builds_with_its_arch_and_only_the_programs_operators(programs, tmp_path):
+    ops = program_operators(programs["mlp"])
+    for target, (march, file_format, _) in BUILD_TARGETS.items():
+        out = str(tmp_path / target)
+        m = build([programs["mlp"]], target, out, measure=False)
+        assert m["operators"] == ops and m["target"] == target
+        assert read_manifest(out) == m
+        for entry in m["files"]:
+            with open(os.path.join(out, entry["path"]), "rb") as f:
+                data = f.read()
+            assert len(data) == entry["bytes"], entry
+            if entry["path"].endswith(".mpy"):
+                version, _, arch = mpy_header(data)
+                assert version == 6 and arch in (None, march), (target, entry)
+            else:
+                assert entry["path"].endswith((".py", ".pte")) and file_format == "py" or entry["kind"] == "program", entry
+        names = [e["path"] for e in m["files"]]
+        assert "portable_kernels/op_addmm%s" % ("." + file_format) in names
+        assert not any("op_convolution" in n for n in names), names  # the CNN's kernel: not the MLP's
+        s = m["sizes"]
+        assert s["code"] < s["full_library"] and s["kernel"] < s["full_library_kernels"], s
+    cp = tmp_path / "circuitpython" / "portable_kernels" / "registry.py"
+    ns = {}
+    exec(cp.read_text(), ns)  # the generated registry: exactly the MLP's operators
+    assert sorted(ns["KERNELS"]) == ops
+    assert ns["REBUILD"].startswith("mpy-et build mlp.pte <the new program>.pte --target circuitpython -o ")
+
+
+def test_trimmed_dist_runs_alone_on_unix_and_wasm(examples, programs, tmp_path):
+    for target, build_target in (("unix", "unix-x64"), ("wasm", "wasm")):
+        require(target)
+        dist = str(tmp_path / build_target)
+        m = build([programs["cnn"], programs["mlp"]], build_target, dist, measure=target == "unix")
+        assert all(p.endswith(".mpy") for p in _dist_modules(dist)), _dist_modules(dist)  # no sources to fall back on
+        for name in ("cnn", "mlp"):
+            _, inputs, expected, _ = examples[name]
+            res, where = _run_alone(target, dist, os.path.join(dist, name + ".pte"), inputs, tmp_path / name)
+            torch.testing.assert_close(res.outputs[0], expected[0], atol=1e-5, rtol=1e-5)
+            prefix = "/input/" if target == "wasm" else dist
+            assert where.startswith(prefix) and where.endswith(".mpy"), where
+        if target == "unix":
+            ram = m["ram"]["unix"]
+            assert 0 < ram["core_import_bytes"] < 200000 and ram["kernels_import_bytes"] > 0, ram
+
+
+def test_operator_missing_from_the_dist_fails_at_load_naming_it_and_the_rebuild(examples, programs, tmp_path):
+    require("unix")
+    dist = str(tmp_path / "mlp_only")
+    build([programs["mlp"]], "unix-x64", dist, measure=False)
+    _, inputs, _, _ = examples["cnn"]
+    with pytest.raises(TargetError) as e:
+        _run_alone("unix", dist, programs["cnn"], inputs, tmp_path)
+    msg = str(e.value)
+    assert "OperatorMissing (0x14)" in msg and "aten::convolution.out (instructions" in msg, msg
+    assert "selective build" in msg and "mpy-et build mlp.pte <the new program>.pte --target unix-x64 -o %s" % dist in msg, msg
+
+
+def test_romfs_dist_runs_on_the_emulated_board_in_place(examples, programs, tmp_path):
+    """The board boots with the dist's own romfs.img; mpy_et imports from /rom;
+    only the job's inputs come over `mpremote mount`."""
+    require("cortex-m3")
+    from host_tools.board import Board
+
+    dist = str(tmp_path / "m3")
+    m = build([programs["cnn"], programs["mlp"]], "cortex-m3", dist, romfs=True)
+    assert {e["mpy_arch"] for e in m["files"] if "mpy_arch" in e} <= {None, "armv7m"}
+    ram = m["ram"]
+    assert 0 < ram["cortex-m3"]["core_import_bytes"] < ram["unix"]["core_import_bytes"], ram  # bytecode in place
+    _, inputs, expected, _ = examples["cnn"]
+    files, script = job_files(os.path.join(dist, "cnn.pte"), inputs, repeat=1)
+    job = json.loads(files.pop("job.json"))
+    job["pte"] = "/rom/cnn.pte"  # the program in place in the image, not a copy
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "job.json").write_text(json.dumps(job))
+    for name, content in files.items():
+        if isinstance(content, bytes):
+            (data / name).write_bytes(content)
+    with Board("cortex-m3", romfs_image=os.path.join(dist, "romfs.img")) as board:
+        board.mount(str(data))
+        out = board.exec("DATA_DIR = '/remote'\n" + script + _WHERE, timeout=120)
+    torch.testing.assert_close(parse_result(out, "cortex-m3").outputs[0], expected[0], atol=1e-5, rtol=1e-5)
+    assert _imported_from(out) == "/rom/mpy_et/__init__.mpy", out
+
+
+def test_build_errors_and_json(programs, tmp_path, capsys):
+    bad = tmp_path / "bad.pte"
+    bad.write_bytes(b"not a program")
+    assert cli.main(["build", str(bad), "--target", "rp2040", "-o", str(tmp_path / "x")]) == 1
+    assert "program %s cannot be loaded" % bad in capsys.readouterr().err
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    assert cli.main(["build", programs["mlp"], "--target", "rp2040", "-o", str(busy)]) == 1
+    assert "not overwriting it" in capsys.readouterr().err and (busy / "notes.txt").exists()
+    from portable_kernels.registry import KERNELS
+
+    fewer = {op: entry for op, entry in KERNELS.items() if op != "aten::convolution.out"}
+    with pytest.raises(BuildError, match=r"no kernel for 1 operator\(s\): aten::convolution.out \(used by cnn.pte\)"):
+        build([programs["cnn"]], "rp2040", str(tmp_path / "y"), measure=False, registry=fewer)
+    out = str(tmp_path / "j")
+    assert cli.main(["build", programs["mlp"], "--target", "rp2350", "-o", out, "--no-measure", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == read_manifest(out)
+    assert "compiling" in captured.err  # progress on stderr, JSON alone on stdout
