@@ -1,5 +1,6 @@
 """aten::convolution.out: 2-D (NCHW) and 1-D (NCL) convolution with stride,
-padding, dilation and groups (depthwise included). Float only.
+padding, dilation and groups (depthwise included), and transposed
+convolution (conv_transposed.py). Float only.
 
 How the step is fast in plain bytecode:
 - for each (batch, output channel, input channel) the input plane is copied
@@ -20,7 +21,7 @@ arithmetic results). The lists live as long as the loaded method.
 """
 
 from mpy_et import dtypes
-from portable_kernels import checks
+from portable_kernels import checks, conv_transposed
 from portable_kernels.loops import accumulate, release
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
@@ -32,8 +33,7 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
         checks.is_tensor(t, "%s %s" % (what, name))
         checks.dtype_in(t, _FLOATS, "%s %s" % (what, name))
     checks.same_dtype(x, weight, out)
-    if transposed:
-        checks.not_supported("%s: transposed convolution is not supported" % what)
+    checks.flag(transposed, what + " transposed")
     nd = len(x.sizes)
     if nd not in (3, 4):
         checks.fail("%s: input must be 3-D (N, C, L) or 4-D (N, C, H, W), got %s" % (what, checks.shape_str(x)))
@@ -45,6 +45,10 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     dilation = checks.int_list(dilation, sp, what + " dilation", 1)
     if not isinstance(groups, int) or groups < 1:
         checks.fail("%s: groups must be a positive int, got %r" % (what, groups))
+    if transposed:
+        geometry = (x.sizes[0], x.sizes[1], 1 if nd == 3 else x.sizes[2], x.sizes[-1])
+        geometry += ((1, stride[0]), (0, padding[0]), (1, dilation[0])) if nd == 3 else (stride, padding, dilation)
+        return conv_transposed.prepare(x, weight, bias, geometry, output_padding, groups, out, what)
     if nd == 3:  # 1-D: a 2-D convolution over a height-1 plane
         n, c, h, w = x.sizes[0], x.sizes[1], 1, x.sizes[2]
         oc, cpg, kh, kw = weight.sizes[0], weight.sizes[1], 1, weight.sizes[2]

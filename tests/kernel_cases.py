@@ -49,7 +49,7 @@ class Dtype:
 
 
 class Case:
-    def __init__(self, name, op, args, atol=1e-5, rtol=1e-5, noalloc=False, error=None):
+    def __init__(self, name, op, args, atol=1e-5, rtol=1e-5, noalloc=False, error=None, reference=None):
         self.name = name
         self.op = op
         self.args = list(args)
@@ -58,6 +58,9 @@ class Case:
         self.noalloc = noalloc
         self.error = error  # (code, text) for a case whose load-time check must fail
         self.expected = None
+        # computes the expected outs from args, for ops torch does not register
+        # (ExecuTorch's dim_order_ops without importing executorch)
+        self.reference = reference
 
 
 def torch_op(key):
@@ -72,8 +75,8 @@ def _to_torch(v):
         return torch.empty(v.sizes, dtype=v.dtype)
     if isinstance(v, Dtype):
         return v.dtype
-    if isinstance(v, list) and v and isinstance(v[0], torch.Tensor):
-        return [x.clone() for x in v]
+    if isinstance(v, list) and v and isinstance(v[0], (torch.Tensor, Out)):
+        return [_to_torch(x) for x in v]
     if isinstance(v, torch.Tensor):
         return v.clone()
     return v
@@ -86,7 +89,7 @@ def expected(case):
     for a, v in zip(op._schema.arguments, case.args, strict=True):
         tv = _to_torch(v)
         if a.is_out:
-            outs.append(tv)
+            outs.extend(tv if isinstance(tv, list) else [tv])  # Tensor(a!)[] outs in order
         if a.kwarg_only:
             kw[a.name] = tv
         else:
@@ -99,7 +102,7 @@ def build(cases):
     """Compute every non-error case's expected outputs with torch."""
     for c in cases:
         if c.error is None:
-            c.expected = expected(c)
+            c.expected = c.reference(*[_to_torch(v) for v in c.args]) if c.reference else expected(c)
     names = [c.name for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     assert not dup, "duplicate case names: %s" % sorted(dup)
@@ -133,6 +136,17 @@ def _encode(v, blob):
     return v
 
 
+def _out_paths(args):
+    """Where the out tensors are: i for args[i], [i, j] for args[i][j] (a Tensor[] out)."""
+    paths = []
+    for i, v in enumerate(args):
+        if isinstance(v, Out):
+            paths.append(i)
+        elif isinstance(v, list) and v and all(isinstance(x, Out) for x in v):
+            paths += [[i, j] for j in range(len(v))]
+    return paths
+
+
 def serialize(cases):
     """(JSON lines bytes, blob bytes) for tests/device/kernel_runner.py."""
     blob = _Blob()
@@ -146,7 +160,7 @@ def serialize(cases):
             "rtol": c.rtol,
             "noalloc": c.noalloc,
             "error": list(c.error) if c.error else None,
-            "outs": [i for i, v in enumerate(c.args) if isinstance(v, Out)],
+            "outs": _out_paths(c.args),
             "expect": [],
         }
         if c.expected is not None:

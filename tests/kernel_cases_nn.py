@@ -72,7 +72,7 @@ def conv_errors():
         return args
 
     e = [
-        ("transposed", bad(transposed=True), NOT_SUPPORTED, "transposed"),
+        ("transposed not a bool", bad(transposed=1), INVALID_TYPE, "transposed"),
         ("int input", bad(x=rnd(1, 3, 5, 5, dtype=I32)), INVALID_TYPE, "input is int32"),
         ("dtype mismatch", bad(w=rnd(4, 3, 3, 3, dtype=F64)), INVALID_TYPE, "dtype mismatch"),
         ("2-D input", bad(x=rnd(3, 5)), INVALID_ARGUMENT, "3-D (N, C, L) or 4-D"),

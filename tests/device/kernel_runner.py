@@ -140,7 +140,8 @@ def run_case(case, blob):
     atol = case["atol"]
     rtol = case["rtol"]
     for k in range(len(case["outs"])):
-        t = args[case["outs"][k]]
+        where = case["outs"][k]
+        t = args[where] if isinstance(where, int) else args[where[0]][where[1]]
         off = case["expect"][k]
         want = typed_view(blob, off, t.numel, t.dtype) if t.numel else ()
         _check_out(name, k, t, want, atol, rtol)

@@ -1,0 +1,66 @@
+"""aten::constant_pad_nd.out: x padded with `value`; pad lists (before,
+after) pairs starting from the last dim; negative pads crop. Any dtype.
+
+The step fills out with the value, then copies the kept block of x into
+its place, row by row (loops.run_rows, raw units as in strided.py). Does
+not allocate.
+"""
+
+from portable_kernels import checks, fill, loops, strided
+
+
+def constant_pad_nd_out(x, pad, value, out):
+    what = "constant_pad_nd"
+    checks.is_tensor(x, what + " self")
+    checks.is_tensor(out, what + " out")
+    checks.same_dtype(x, out)
+    nd = len(x.sizes)
+    if not isinstance(pad, (tuple, list)) or len(pad) % 2 or len(pad) // 2 > nd:
+        checks.fail("%s: pad must have an even length of at most 2 * %d entries, got %r" % (what, nd, pad))
+    pad = checks.int_list(pad, len(pad), what + " pad") if pad else ()
+    before = [0] * nd
+    after = [0] * nd
+    for i in range(len(pad) // 2):
+        before[nd - 1 - i] = pad[2 * i]
+        after[nd - 1 - i] = pad[2 * i + 1]
+    sizes = [x.sizes[d] + before[d] + after[d] for d in range(nd)]
+    for d in range(nd):
+        if sizes[d] < 0:
+            checks.fail("%s: pad %s leaves dim %d of %s with negative size %d" % (what, list(pad), d, checks.shape_str(x), sizes[d]))
+    checks.out_shape(out, sizes, what)
+    filled = fill.filler(out, value, what)
+    if filled is None:
+        return None
+    # the block of x that lands in out: x[lo:hi] per dim -> out[lo + before:...]
+    xs = loops.contiguous_strides(x.sizes)
+    os = loops.contiguous_strides(sizes)
+    block, xoff, ooff = [], 0, 0
+    for d in range(nd):
+        lo = max(0, -before[d])
+        hi = min(x.sizes[d], sizes[d] - before[d])
+        block.append(max(0, hi - lo))
+        xoff += lo * xs[d]
+        ooff += (lo + before[d]) * os[d]
+    if loops.numel(block) == 0:
+        return filled
+    units = strided.units_of(x.dtype)
+    plan, n, sa, sb = loops.rows_plan(tuple(block) + (units,), [s * units for s in xs] + [1], [s * units for s in os] + [1])
+    src = strided.raw_view(x, xoff)[0]
+    dst = strided.raw_view(out, ooff)[0]
+    fill_step, fill_ctx = filled
+    return _pad, (fill_step, fill_ctx, loops.rows_ctx(_put_row, (src, dst, n, sa, sb), plan))
+
+
+def _pad(ctx):
+    fill_step, fill_ctx, rows = ctx
+    fill_step(fill_ctx)
+    loops.run_rows(rows)
+
+
+def _put_row(rctx, ia, ib, io):
+    """Row of the kept block: out[ib + k * sb] = x[ia + k * sa]."""
+    x, o, n, sa, sb = rctx
+    for _ in range(n):  # range() with a variable step would allocate
+        o[ib] = x[ia]
+        ia += sa
+        ib += sb

@@ -1,0 +1,38 @@
+"""aten::upsample_nearest2d.out / .vec_out: each output pixel copies its
+nearest source pixel (torch's index rule, upsample.nearest_index). Any
+dtype: elements move as raw units (strided.py), so the step does not
+allocate."""
+
+from portable_kernels import strided, upsample
+
+
+def upsample_nearest2d_out(x, output_size, scales_h, scales_w, out):
+    return _nearest(x, output_size, (scales_h, scales_w), out)
+
+
+def upsample_nearest2d_vec_out(x, output_size, scale_factors, out):
+    size, scales = upsample.vec_scales(output_size, scale_factors, "upsample_nearest2d")
+    return _nearest(x, size, scales, out)
+
+
+def _nearest(x, output_size, scales, out):
+    planes, h, w, oh, ow, sh, sw = upsample.check(x, out, output_size, scales, "upsample_nearest2d", False)
+    if planes == 0:
+        return None
+    units = strided.units_of(x.dtype)
+    rows = [r * w * units for r in upsample.nearest_index(h, oh, sh)]
+    cols = [c * units + u for c in upsample.nearest_index(w, ow, sw) for u in range(units)]
+    return _step, (strided.raw_view(x)[0], strided.raw_view(out)[0], planes, h * w * units, rows, cols)
+
+
+def _step(ctx):
+    x, o, planes, plane, rows, cols = ctx
+    oi = 0
+    base = 0
+    for _ in range(planes):
+        for r in rows:
+            r += base
+            for c in cols:
+                o[oi] = x[r + c]
+                oi += 1
+        base += plane

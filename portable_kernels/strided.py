@@ -1,0 +1,110 @@
+"""Strided gathers shared by the shape kernels (slice, select, expand,
+transpose, squeeze, split, stack, ...): out, contiguous, receives the
+elements of x found at `offset + sum(i[d] * strides[d])`.
+
+Elements are moved as raw integer units, so float steps never box a float
+and NaN payloads survive: 4-byte words where a small int holds any int32
+(64-bit ports), else halfwords (a 32-bit port boxes an int32 read beyond
++-2**30, which most float bit patterns are); 1-byte types move as bytes. The plan is chosen at load time:
+- one contiguous run: a single byte-range copy;
+- a few contiguous runs (up to _MAX_SLICES): byte-range copies of
+  memoryviews cut at load time;
+- otherwise rows of units walked by loops.run_rows.
+No step here allocates.
+"""
+
+import sys
+
+from mpy_et import dtypes
+from mpy_et.port import const
+from mpy_et.tensor import typed_view
+from portable_kernels import checks, loops
+
+_MAX_SLICES = const(64)
+
+try:
+    _UNIT = 4 if sys.maxsize > 1 << 32 else 2
+except AttributeError:  # a port without sys.maxsize
+    _UNIT = 2
+
+
+def units_of(dtype):
+    """How many raw units one element of dtype is."""
+    size = dtypes.itemsize(dtype)
+    return size // _UNIT if size > _UNIT else 1
+
+
+def raw_view(t, first=0):
+    """(view, units): t's elements from element `first` on, as integer units;
+    `units` units make one element."""
+    size = dtypes.itemsize(t.dtype)
+    count = t.numel - first
+    n = units_of(t.dtype)
+    if count <= 0:
+        return (), n
+    unit = size // n
+    kind = dtypes.INT if unit == 4 else (dtypes.SHORT if unit == 2 else dtypes.BYTE)
+    return typed_view(t.buf, t.offset + first * size, count * n, kind), n
+
+
+def _row_starts(plan, n):
+    """The source offset of each of the plan's rows (load time)."""
+    nd, sizes, sa = plan[0], plan[1], plan[2]
+    idx = [0] * nd
+    starts = []
+    ia = 0
+    for _ in range(n):
+        starts.append(ia)
+        d = nd - 1
+        while d >= 0:
+            idx[d] += 1
+            ia += sa[d]
+            if idx[d] < sizes[d]:
+                break
+            ia -= sa[d] * sizes[d]
+            idx[d] = 0
+            d -= 1
+    return starts
+
+
+def gather(x, out, sizes, strides, offset, same_bytes=False):
+    """(step, ctx) filling out (of `sizes`, x's dtype) from x, or None when
+    out is empty. `same_bytes`: out's dtype may differ but stores x's bytes
+    unchanged (bool into uint8)."""
+    if out.dtype != x.dtype and not same_bytes:
+        checks.same_dtype(x, out)
+    if out.numel == 0:
+        return None
+    units = units_of(x.dtype)
+    nd = len(sizes)
+    st = [s * units for s in strides] + [1]
+    plan, n, step, _ = loops.rows_plan(tuple(sizes) + (units,), st, [0] * (nd + 1))
+    nrows = plan[7]
+    item = dtypes.itemsize(x.dtype)
+    unit_bytes = item // units
+    if step == 1 and nrows <= _MAX_SLICES:
+        src = x.buffer
+        dst = out.buffer
+        nb = n * unit_bytes
+        starts = _row_starts(plan, nrows)
+        srcs = [src[offset * item + a * unit_bytes : offset * item + a * unit_bytes + nb] for a in starts]
+        dsts = [dst[r * nb : (r + 1) * nb] for r in range(nrows)]
+        return loops.copy_bytes, (dsts, srcs, nrows)
+    src = raw_view(x, offset)[0]
+    dst = raw_view(out)[0]
+    return loops.run_rows, loops.rows_ctx(loops.copy_row, (src, dst, n, step), plan)
+
+
+def view_strides(t):
+    """Contiguous element strides of t's shape."""
+    return loops.contiguous_strides(t.sizes)
+
+
+def copy_same(x, out, what):
+    """(step, ctx) copying x into out of the same dtype and element count."""
+    checks.is_tensor(x, what + " self")
+    checks.is_tensor(out, what + " out")
+    checks.same_dtype(x, out)
+    if x.numel != out.numel:
+        checks.fail("%s: out is %s; expected %d elements like self %s" % (what, checks.shape_str(out), x.numel, checks.shape_str(x)))
+    return loops.copy_all(x, out)

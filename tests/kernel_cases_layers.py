@@ -1,0 +1,375 @@
+"""Cases for the layer kernels added for real models: transposed
+convolution, batch norm, layer norm, adaptive average pooling, upsampling,
+embedding and the gather-style indexing ops."""
+
+import torch
+
+from mpy_et.errors import INVALID_ARGUMENT, INVALID_TYPE, NOT_SUPPORTED
+from tests.kernel_cases import Case, Out
+from tests.kernel_cases_elementwise import F64, I32, I64, INF, NAN, rnd
+
+CONV = "aten::convolution.out"
+BN = "aten::_native_batch_norm_legit_no_training.out"
+LN = "aten::native_layer_norm.out"
+F = torch.nn.functional
+
+
+def conv_transposed_cases():
+    # (name, input, weight (in, out/groups, k...), bias, stride, padding, dilation, output_padding, groups)
+    configs = [
+        ("3x3", (1, 2, 4, 4), (2, 3, 3, 3), True, [1, 1], [0, 0], [1, 1], [0, 0], 1),
+        ("3x3 stride 2 pad 1 out pad 1", (1, 3, 4, 5), (3, 2, 3, 3), True, [2, 2], [1, 1], [1, 1], [1, 1], 1),
+        ("2x2 stride 2 (decoder)", (2, 4, 3, 3), (4, 2, 2, 2), False, [2, 2], [0, 0], [1, 1], [0, 0], 1),
+        ("3x3 dilation 2 groups 2", (1, 4, 4, 4), (4, 3, 3, 3), True, [1, 2], [1, 2], [2, 1], [0, 1], 2),
+        ("depthwise 4x4 stride 2 pad 1", (1, 3, 5, 5), (3, 1, 4, 4), True, [2, 2], [1, 1], [1, 1], [0, 0], 3),
+        ("1x1", (1, 3, 2, 3), (3, 2, 1, 1), True, [1, 1], [0, 0], [1, 1], [0, 0], 1),
+        ("1-D k3 stride 2", (1, 3, 6), (3, 2, 3), True, [2], [0], [1], [0], 1),
+        ("1-D k4 stride 3 pad 1 out pad 2 groups 3", (2, 3, 5), (3, 2, 4), True, [3], [1], [1], [2], 3),
+    ]
+    cases = []
+    for name, xs, ws, has_bias, s, p, d, op, g in configs:
+        x, w = rnd(*xs, seed=71), rnd(*ws, seed=72)
+        b = rnd(ws[1] * g, seed=73) if has_bias else None
+        fn = F.conv_transpose1d if len(xs) == 3 else F.conv_transpose2d
+        out = fn(x, w, b, s, p, op, g, d).shape
+        cases.append(Case("conv transposed " + name, CONV, [x, w, b, s, p, d, True, op, g, Out(out)]))
+    x, w = rnd(1, 2, 3, 3, dtype=F64), rnd(2, 2, 3, 3, dtype=F64)
+    args = [x, w, None, [2, 2], [1, 1], [1, 1], True, [1, 1], 1, Out((1, 2, 6, 6), F64)]
+    cases.append(Case("conv transposed f64", CONV, args, atol=1e-12, rtol=1e-12))
+    x, w = rnd(1, 2, 3, 3), rnd(2, 2, 3, 3)
+    e = [
+        ("output_padding too large", [x, w, None, [1, 1], [0, 0], [1, 1], True, [1, 1], 1, Out((1, 2, 6, 6))], "output_padding"),
+        ("weight channels", [x, rnd(3, 2, 3, 3), None, [1, 1], [0, 0], [1, 1], True, [0, 0], 1, Out((1, 2, 5, 5))], "input channels first"),
+        ("bias shape", [x, w, rnd(3), [1, 1], [0, 0], [1, 1], True, [0, 0], 1, Out((1, 2, 5, 5))], "bias must be [2]"),
+        ("out shape", [x, w, None, [1, 1], [0, 0], [1, 1], True, [0, 0], 1, Out((1, 2, 4, 4))], "result has shape [1, 2, 5, 5]"),
+        ("padding eats the output", [rnd(1, 2, 1, 1), w, None, [1, 1], [2, 2], [1, 1], True, [0, 0], 1, Out((1, 2, 1, 1))], "no output"),
+        (
+            "groups",
+            [rnd(1, 3, 3, 3), rnd(3, 2, 3, 3), None, [1, 1], [0, 0], [1, 1], True, [0, 0], 2, Out((1, 4, 5, 5))],
+            "divisible by groups",
+        ),
+    ]
+    cases += [Case("conv transposed error " + n, CONV, a, error=(INVALID_ARGUMENT, t)) for n, a, t in e]
+    return cases
+
+
+def norm_cases():
+    cases = []
+    for name, shape, affine in [
+        ("2-D conv", (2, 3, 4, 5), True),
+        ("1-D", (4, 3), True),
+        ("1-D seq", (2, 3, 6), False),
+        ("one channel", (1, 1, 2, 2), True),
+    ]:
+        c = shape[1]
+        x = rnd(*shape, seed=81) * 2 + 0.5
+        w, b = (rnd(c, seed=82), rnd(c, seed=83)) if affine else (None, None)
+        mean, var = rnd(c, seed=84), rnd(c, seed=85).abs() + 0.1
+        cases.append(Case("batch_norm %s" % name, BN, [x, w, b, mean, var, 0.1, 1e-5, Out(shape), Out((0,)), Out((0,))]))
+    x, mean, var = rnd(2, 3, 4), rnd(3), rnd(3).abs() + 0.5
+    cases += [
+        Case("batch_norm eps 1e-3", BN, [x, rnd(3), rnd(3), mean, var, 0.1, 1e-3, Out((2, 3, 4)), Out((0,)), Out((0,))]),
+        Case(
+            "batch_norm f64",
+            BN,
+            [x.double(), None, None, mean.double(), var.double(), 0.1, 1e-5, Out((2, 3, 4), F64), Out((0,), F64), Out((0,), F64)],
+            atol=1e-12,
+            rtol=1e-12,
+        ),
+        Case("batch_norm empty batch", BN, [torch.zeros(0, 3, 2), None, None, mean, var, 0.1, 1e-5, Out((0, 3, 2)), Out((0,)), Out((0,))]),
+        Case(
+            "batch_norm large values",
+            BN,
+            [rnd(1, 3, 4, scale=1e4), None, rnd(3), mean, var, 0.1, 1e-5, Out((1, 3, 4)), Out((0,)), Out((0,))],
+            atol=1e-3,
+        ),
+    ]
+    b = [x, None, None, mean, var, 0.1, 1e-5]
+    e = [
+        ("1-D input", [rnd(3), None, None, mean, var, 0.1, 1e-5, Out((3,)), Out((0,)), Out((0,))], INVALID_ARGUMENT, "at least 2 dims"),
+        (
+            "mean shape",
+            [x, None, None, rnd(4), var, 0.1, 1e-5, Out((2, 3, 4)), Out((0,)), Out((0,))],
+            INVALID_ARGUMENT,
+            "running_mean must be [3]",
+        ),
+        (
+            "int input",
+            [rnd(2, 3, dtype=I32), None, None, mean, var, 0.1, 1e-5, Out((2, 3), I32), Out((0,)), Out((0,))],
+            INVALID_TYPE,
+            "int32",
+        ),
+        ("out shape", b + [Out((2, 3, 5)), Out((0,)), Out((0,))], INVALID_ARGUMENT, "out0"),
+        ("saved stats not empty", b + [Out((2, 3, 4)), Out((3,)), Out((0,))], INVALID_ARGUMENT, "out1 (saved statistics) must be empty"),
+        ("negative eps", [x, None, None, mean, var, 0.1, -1.0, Out((2, 3, 4)), Out((0,)), Out((0,))], INVALID_ARGUMENT, "eps"),
+    ]
+    cases += [Case("batch_norm error " + n, BN, a, error=(code, t)) for n, a, code, t in e]
+    for name, shape, norm, affine in [
+        ("last dim", (2, 5, 8), [8], "both"),
+        ("two dims", (3, 4, 6), [4, 6], "both"),
+        ("weight only", (4, 7), [7], "weight"),
+        ("bias only", (4, 7), [7], "bias"),
+        ("plain", (2, 3, 5), [5], "none"),
+        ("single element rows", (3, 1), [1], "both"),
+    ]:
+        x = rnd(*shape, seed=86) * 3 + 1
+        w = rnd(*norm, seed=87) if affine in ("both", "weight") else None
+        b = rnd(*norm, seed=88) if affine in ("both", "bias") else None
+        stat = tuple(shape[: len(shape) - len(norm)]) + (1,) * len(norm)
+        cases.append(Case("layer_norm %s" % name, LN, [x, norm, w, b, 1e-5, Out(shape), Out(stat), Out(stat)], atol=1e-5, rtol=1e-4))
+    x = rnd(2, 4)
+    cases += [
+        Case(
+            "layer_norm constant row",
+            LN,
+            [torch.full((2, 4), 3.0), [4], None, None, 1e-5, Out((2, 4)), Out((2, 1)), Out((2, 1))],
+            atol=1e-5,
+            rtol=1e-4,
+        ),
+        Case(
+            "layer_norm f64",
+            LN,
+            [x.double(), [4], None, None, 1e-6, Out((2, 4), F64), Out((2, 1), F64), Out((2, 1), F64)],
+            atol=1e-10,
+            rtol=1e-10,
+        ),
+        Case(
+            "layer_norm error shape",
+            LN,
+            [x, [3], None, None, 1e-5, Out((2, 4)), Out((2, 1)), Out((2, 1))],
+            error=(INVALID_ARGUMENT, "trailing dims"),
+        ),
+        Case(
+            "layer_norm error weight",
+            LN,
+            [x, [4], rnd(3), None, 1e-5, Out((2, 4)), Out((2, 1)), Out((2, 1))],
+            error=(INVALID_ARGUMENT, "weight must have shape [4]"),
+        ),
+        Case(
+            "layer_norm error stats shape",
+            LN,
+            [x, [4], None, None, 1e-5, Out((2, 4)), Out((2,)), Out((2, 1))],
+            error=(INVALID_ARGUMENT, "out1"),
+        ),
+        Case(
+            "layer_norm error int",
+            LN,
+            [rnd(2, 4, dtype=I32), [4], None, None, 1e-5, Out((2, 4), I32), Out((2, 1), I32), Out((2, 1), I32)],
+            error=(INVALID_TYPE, "int32"),
+        ),
+    ]
+    return cases
+
+
+def pool_upsample_cases():
+    key = "aten::_adaptive_avg_pool2d.out"
+    x = rnd(2, 3, 7, 6, seed=91)
+    cases = []
+    for size in [(1, 1), (2, 3), (3, 4), (7, 6), (5, 5), (14, 6)]:
+        cases.append(Case("adaptive_avg_pool2d %s" % (size,), key, [x, list(size), Out((2, 3) + size)]))
+    cases += [
+        Case("adaptive_avg_pool2d 3-D input", key, [x[0], [2, 2], Out((3, 2, 2))]),
+        Case("adaptive_avg_pool2d error out shape", key, [x, [2, 2], Out((2, 3, 2, 3))], error=(INVALID_ARGUMENT, "result has shape")),
+        Case(
+            "adaptive_avg_pool2d error int",
+            key,
+            [rnd(1, 1, 2, 2, dtype=I32), [1, 1], Out((1, 1, 1, 1), I32)],
+            error=(INVALID_TYPE, "int32"),
+        ),
+        Case("adaptive_avg_pool2d error size 0", key, [x, [0, 1], Out((2, 3, 0, 1))], error=(INVALID_ARGUMENT, "must be >= 1")),
+    ]
+    x = rnd(1, 2, 3, 4, seed=92)
+    near, near_v = "aten::upsample_nearest2d.out", "aten::upsample_nearest2d.vec_out"
+    bil, bil_v = "aten::upsample_bilinear2d.out", "aten::upsample_bilinear2d.vec_out"
+    for size in [(6, 8), (5, 7), (3, 4), (2, 3), (7, 13)]:
+        cases.append(Case("upsample_nearest2d size %s" % (size,), near, [x, list(size), None, None, Out((1, 2) + size)], noalloc=True))
+        for ac in (False, True):
+            cases.append(
+                Case("upsample_bilinear2d size %s align %s" % (size, ac), bil, [x, list(size), ac, None, None, Out((1, 2) + size)])
+            )
+    for sf in [(2.0, 2.0), (1.5, 3.0), (3.0, 1.0), (0.5, 0.5)]:
+        oh, ow = int(3 * sf[0]), int(4 * sf[1])
+        cases.append(Case("upsample_nearest2d.vec scale %s" % (sf,), near_v, [x, None, list(sf), Out((1, 2, oh, ow))], noalloc=True))
+        for ac in (False, True):
+            cases.append(Case("upsample_bilinear2d.vec scale %s align %s" % (sf, ac), bil_v, [x, None, ac, list(sf), Out((1, 2, oh, ow))]))
+    cases += [
+        Case("upsample_nearest2d.vec size", near_v, [x, [9, 5], None, Out((1, 2, 9, 5))], noalloc=True),
+        Case(
+            "upsample_nearest2d uint8",
+            near_v,
+            [torch.arange(12, dtype=torch.uint8).reshape(1, 1, 3, 4), None, [2.0, 2.0], Out((1, 1, 6, 8), torch.uint8)],
+            noalloc=True,
+        ),
+        Case("upsample_nearest2d scales given", near, [x, [7, 9], 2.5, 2.5, Out((1, 2, 7, 9))], noalloc=True),
+        Case("upsample_bilinear2d.vec size", bil_v, [x, [1, 1], False, None, Out((1, 2, 1, 1))]),
+        Case("upsample_bilinear2d scales given", bil, [x, [7, 9], False, 2.5, 2.5, Out((1, 2, 7, 9))]),
+        Case("upsample_bilinear2d f64", bil_v, [x.double(), None, True, [2.0, 2.0], Out((1, 2, 6, 8), F64)], atol=1e-12, rtol=1e-12),
+        Case("upsample_nearest2d error 3-D", near, [x[0], [6, 8], None, None, Out((2, 6, 8))], error=(INVALID_ARGUMENT, "4-D")),
+        Case(
+            "upsample_nearest2d error out shape",
+            near,
+            [x, [6, 8], None, None, Out((1, 2, 6, 7))],
+            error=(INVALID_ARGUMENT, "result has shape"),
+        ),
+        Case(
+            "upsample_nearest2d.vec error both", near_v, [x, [6, 8], [2.0, 2.0], Out((1, 2, 6, 8))], error=(INVALID_ARGUMENT, "exactly one")
+        ),
+        Case(
+            "upsample_bilinear2d error int",
+            bil,
+            [rnd(1, 1, 2, 2, dtype=I32), [4, 4], False, None, None, Out((1, 1, 4, 4), I32)],
+            error=(INVALID_TYPE, "int32"),
+        ),
+        Case(
+            "upsample_bilinear2d.vec error scale",
+            bil_v,
+            [x, None, False, [0.0, 2.0], Out((1, 2, 0, 8))],
+            error=(INVALID_ARGUMENT, "positive"),
+        ),
+        Case(
+            "upsample_bilinear2d.vec error align not bool",
+            bil_v,
+            [x, None, 1, [2.0, 2.0], Out((1, 2, 6, 8))],
+            error=(INVALID_TYPE, "align_corners"),
+        ),
+    ]
+    return cases
+
+
+def index_cases():
+    w = rnd(10, 4, seed=93)
+    ids = torch.tensor([[1, 0, 9], [3, 3, 5]])
+    cases = [
+        Case("embedding i64 indices", "aten::embedding.out", [w, ids, -1, False, False, Out((2, 3, 4))], noalloc=True),
+        Case("embedding i32 indices", "aten::embedding.out", [w, ids.int(), -1, False, False, Out((2, 3, 4))], noalloc=True),
+        Case("embedding 0-dim index", "aten::embedding.out", [w, torch.tensor(7), 2, False, False, Out((4,))], noalloc=True),
+        Case(
+            "embedding i32 table",
+            "aten::embedding.out",
+            [rnd(5, 3, dtype=I32), torch.tensor([4, 0]), -1, False, False, Out((2, 3), I32)],
+            noalloc=True,
+        ),
+        Case("embedding f64 table", "aten::embedding.out", [w.double(), ids, -1, False, False, Out((2, 3, 4), F64)], noalloc=True),
+        Case("embedding no indices", "aten::embedding.out", [w, torch.zeros(0, dtype=I64), -1, False, False, Out((0, 4))]),
+        Case(
+            "embedding error float indices",
+            "aten::embedding.out",
+            [w, ids.float(), -1, False, False, Out((2, 3, 4))],
+            error=(INVALID_TYPE, "indices"),
+        ),
+        Case(
+            "embedding error 1-D weight",
+            "aten::embedding.out",
+            [rnd(10), ids, -1, False, False, Out((2, 3))],
+            error=(INVALID_ARGUMENT, "must have 2 dims"),
+        ),
+        Case(
+            "embedding error out shape",
+            "aten::embedding.out",
+            [w, ids, -1, False, False, Out((2, 3, 5))],
+            error=(INVALID_ARGUMENT, "result has shape [2, 3, 4]"),
+        ),
+    ]
+    x = rnd(3, 4, 5, seed=94)
+    for dim, idx in [(0, [2, 0]), (1, [3, 3, 0, 1, 2]), (2, [4]), (-1, [1, 0]), (1, [])]:
+        t = torch.tensor(idx, dtype=I64)
+        out = torch.index_select(x, dim, t).shape
+        cases.append(Case("index_select dim %d %s" % (dim, idx), "aten::index_select.out", [x, dim, t, Out(out)], noalloc=bool(idx)))
+    cases += [
+        Case(
+            "index_select i32 index bool self",
+            "aten::index_select.out",
+            [x > 0, 0, torch.tensor([1], dtype=I32), Out((1, 4, 5), torch.bool)],
+            noalloc=True,
+        ),
+        Case("index_select 0-dim index", "aten::index_select.out", [x, 1, torch.tensor(2), Out((3, 1, 5))], noalloc=True),
+        Case(
+            "index_select error 2-D index",
+            "aten::index_select.out",
+            [x, 0, torch.zeros(1, 1, dtype=I64), Out((1, 4, 5))],
+            error=(INVALID_ARGUMENT, "0-D or 1-D"),
+        ),
+        Case(
+            "index_select error float index",
+            "aten::index_select.out",
+            [x, 0, torch.zeros(1), Out((1, 4, 5))],
+            error=(INVALID_TYPE, "index"),
+        ),
+    ]
+    for dim, shape in [(0, (2, 4, 5)), (1, (3, 2, 5)), (2, (3, 4, 7)), (1, (2, 3, 2))]:
+        g = torch.Generator().manual_seed(dim)
+        idx = torch.randint(0, x.shape[dim], shape, generator=g)
+        cases.append(Case("gather dim %d %s" % (dim, shape), "aten::gather.out", [x, dim, idx, False, Out(shape)], noalloc=True))
+    cases += [
+        Case(
+            "gather i32 index f64",
+            "aten::gather.out",
+            [x.double(), -1, torch.tensor([[[0, 4]]], dtype=I32), False, Out((1, 1, 2), F64)],
+            noalloc=True,
+        ),
+        Case(
+            "gather error dims",
+            "aten::gather.out",
+            [x, 0, torch.zeros(2, 2, dtype=I64), False, Out((2, 2))],
+            error=(INVALID_ARGUMENT, "as many dims"),
+        ),
+        Case(
+            "gather error larger index",
+            "aten::gather.out",
+            [x, 0, torch.zeros(1, 5, 5, dtype=I64), False, Out((1, 5, 5))],
+            error=(INVALID_ARGUMENT, "larger than self"),
+        ),
+    ]
+    i0, i1 = torch.tensor([2, 0, 1]), torch.tensor([[1], [3]])
+    for name, idx in [
+        ("first dim", [i0]),
+        ("second dim", [None, torch.tensor([3, 0])]),
+        ("two broadcast dims", [None, i1, torch.tensor([4, 0, 2])]),
+        ("negative", [torch.tensor([-1, 0])]),
+        ("2-D index last dim", [None, None, torch.tensor([[0, 1], [4, 4]])]),
+        ("two leading dims", [i0, torch.tensor([0, 1, 3])]),
+    ]:
+        out = x[tuple(slice(None) if t is None else t for t in idx)].shape
+        cases.append(Case("index %s" % name, "aten::index.Tensor_out", [x, idx, Out(out)], noalloc=True))
+    cases += [
+        Case(
+            "index i32 self i32 indices",
+            "aten::index.Tensor_out",
+            [rnd(4, 3, dtype=I32), [torch.tensor([3, 1], dtype=I32)], Out((2, 3), I32)],
+            noalloc=True,
+        ),
+        Case(
+            "index error bool mask",
+            "aten::index.Tensor_out",
+            [x, [torch.tensor([True, False, True])], Out((2, 4, 5))],
+            error=(NOT_SUPPORTED, "boolean mask"),
+        ),
+        Case(
+            "index error not adjacent",
+            "aten::index.Tensor_out",
+            [x, [i0, None, torch.tensor([0, 1, 2])], Out((3, 4))],
+            error=(NOT_SUPPORTED, "not adjacent"),
+        ),
+        Case("index error no index", "aten::index.Tensor_out", [x, [None], Out((3, 4, 5))], error=(INVALID_ARGUMENT, "at least one")),
+        Case(
+            "index error broadcast",
+            "aten::index.Tensor_out",
+            [x, [torch.tensor([0, 1]), torch.tensor([0, 1, 2])], Out((3, 5))],
+            error=(INVALID_ARGUMENT, "do not broadcast"),
+        ),
+    ]
+    return cases
+
+
+def special_values():
+    """NaN and inf travel through the copies and the layers as torch's do."""
+    x = torch.tensor([[[[1.0, NAN], [INF, -INF]]]])
+    return [
+        Case("upsample_nearest2d nan inf", "aten::upsample_nearest2d.vec_out", [x, None, [2.0, 2.0], Out((1, 1, 4, 4))], noalloc=True),
+        Case("adaptive_avg_pool2d nan", "aten::_adaptive_avg_pool2d.out", [x, [1, 2], Out((1, 1, 1, 2))]),
+        Case("batch_norm inf", BN, [x, None, None, torch.zeros(1), torch.ones(1), 0.1, 1e-5, Out((1, 1, 2, 2)), Out((0,)), Out((0,))]),
+    ]
+
+
+def cases():
+    return conv_transposed_cases() + norm_cases() + pool_upsample_cases() + index_cases() + special_values()
