@@ -4,6 +4,7 @@ import torch
 
 from host_tools import memory_plan
 from host_tools.lower import lower
+from host_tools.pool_pass import max_pool_without_indices
 from host_tools.serialize import serialize
 
 
@@ -46,7 +47,10 @@ def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=
         host_tools.lower.UnsupportedOps: listing every unsupported operator
             with its source line.
     """
-    ir = lower(capture(model, example_inputs), supported_ops())
+    supported = supported_ops()
+    ep = capture(model, example_inputs)
+    max_pool_without_indices(ep, supported)
+    ir = lower(ep, supported)
     memory_plan.plan(ir, alignment, preserve_inputs, pin)
     data = serialize(ir, method_name, alignment, segment_alignment)
     if path is not None:
