@@ -7,6 +7,8 @@ instruction list, and loads the method on the host to predict the heap the
 device keeps.
 """
 
+from array import array
+
 from mpy_et import Program, dtypes
 from mpy_et import schema as S
 from mpy_et.flatbuf import FlatReader
@@ -139,6 +141,10 @@ def _mpy_size(obj, seen, skip):
         return _blocks(_WORD * 4)  # a typed view (uctypes array on MicroPython); its bytes live elsewhere
     if isinstance(obj, (bytes, bytearray)):
         return _blocks(_WORD * 4) + _blocks(len(obj))
+    if isinstance(obj, array):
+        return _blocks(_WORD * 4) + _blocks(obj.itemsize * len(obj))
+    if isinstance(obj, range):
+        return _blocks(_WORD * 4)
     if hasattr(obj, "__dict__"):  # an instance: object plus its attribute table
         d = vars(obj)
         return _blocks(_WORD * 4) + _blocks(2 * _WORD * 7) + sum(_mpy_size(x, seen, skip) for x in d.values())
