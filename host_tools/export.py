@@ -3,6 +3,7 @@
 import torch
 
 from host_tools import memory_plan
+from host_tools.fold_batch_norm import fold_batch_norm as fold_bn
 from host_tools.lower import lower
 from host_tools.pool_pass import max_pool_without_indices
 from host_tools.serialize import serialize
@@ -23,7 +24,18 @@ def capture(model, example_inputs):
     return ep.run_decompositions()
 
 
-def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=16, method_name="forward", preserve_inputs=False, pin=None):
+def export(
+    model,
+    example_inputs,
+    path=None,
+    *,
+    alignment=16,
+    segment_alignment=16,
+    method_name="forward",
+    preserve_inputs=False,
+    pin=None,
+    fold_batch_norm=True,
+):
     """Export a model to an ExecuTorch-compatible .pte.
 
     Args:
@@ -41,6 +53,9 @@ def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=
         pin: place chosen tensors in other memory ids (one caller buffer
             each), e.g. {"inputs": 2, "largest:2": 2, "conv2d_1": 2}; see
             memory_plan.plan.
+        fold_batch_norm: fold inference batch norms into the convolution or
+            linear layer before them (host_tools.fold_batch_norm); False
+            keeps them as _native_batch_norm_legit_no_training kernel calls.
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -49,6 +64,8 @@ def export(model, example_inputs, path=None, *, alignment=16, segment_alignment=
     """
     supported = supported_ops()
     ep = capture(model, example_inputs)
+    if fold_batch_norm:
+        fold_bn(ep)
     max_pool_without_indices(ep, supported)
     ir = lower(ep, supported)
     memory_plan.plan(ir, alignment, preserve_inputs, pin)

@@ -42,6 +42,8 @@ COPY_VARIANTS = {
     _aten.expand.default: _aten.expand_copy.out,
     _aten.slice.Tensor: _aten.slice_copy.Tensor_out,
     _aten.select.int: _aten.select_copy.int_out,
+    _aten.split_with_sizes.default: _aten.split_with_sizes_copy.out,
+    _aten.unbind.int: _aten.unbind_copy.int_out,
 }
 
 SCALAR_OVERLOADS = {
@@ -69,23 +71,46 @@ def source_of(node):
     return "%s:%s in %s: %s" % (path, line, func, code.strip())
 
 
+def module_of(node):
+    """'features.1 (BatchNorm2d)': the innermost nn.Module that created node
+    (from torch.export's nn_module_stack), or '' at the top level."""
+    stack = node.meta.get("nn_module_stack") or {}
+    for path, cls in reversed(list(stack.values())):
+        if path:
+            name = cls.__name__ if isinstance(cls, type) else str(cls).rsplit(".", 1)[-1].rstrip("'>")
+            return "%s (%s)" % (path, name)
+    return ""
+
+
+def where(node):
+    """Where a node comes from, for messages: module path and class, and the user's line."""
+    module = module_of(node)
+    return "%s, %s" % (module, source_of(node)) if module else source_of(node)
+
+
+# Tensor options of factory-style ops: an out variant takes them from its out tensor.
+_TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+
+
 def out_variant(target):
     """The out-variant OpOverload for a functional core-ATen op, or None.
 
     Preferred names first (add.Tensor -> add.out, add.Scalar -> add.Scalar_out),
     then any overload taking the same arguments plus out tensors (sort.values).
+    Tensor options (dtype, layout, device, pin_memory) are the out tensor's,
+    so full_like.default matches full_like.out.
     """
     if target in COPY_VARIANTS:
         return COPY_VARIANTS[target]
     packet = getattr(_aten, target._schema.name.split("::")[1])
     overload = target._overloadname
     names = (("out",) if overload in ("default", "Tensor") else ()) + (overload + "_out", "out")
-    wanted = [a.name for a in target._schema.arguments]
+    wanted = [a.name for a in target._schema.arguments if a.name not in _TENSOR_OPTIONS]
     candidates = [getattr(packet, n) for n in names if n in packet.overloads()]
     candidates += [getattr(packet, n) for n in packet.overloads() if n not in names]
     for cand in candidates:
         args = cand._schema.arguments
-        if any(a.is_out for a in args) and [a.name for a in args if not a.is_out] == wanted:
+        if any(a.is_out for a in args) and [a.name for a in args if not a.is_out and a.name not in _TENSOR_OPTIONS] == wanted:
             return cand
     return None
 
@@ -137,9 +162,11 @@ class Lowering:
                 for out in node.args[0]:
                     self.ir.outputs.append(self._tensor_arg(self.env[out], out))
         if self.unsupported:
-            lines = ["  %s  at %s" % (name, src) for name, src in self.unsupported]
+            lines = ["  %s in %s" % (name, src) for name, src in self.unsupported]
             names = sorted({name for name, _ in self.unsupported})
-            raise UnsupportedOps("%d unsupported operator(s) %s:\n%s" % (len(names), names, "\n".join(lines)))
+            raise UnsupportedOps(
+                "%d unsupported operator(s) %s (the runtime has no kernel for them):\n%s" % (len(names), names, "\n".join(lines))
+            )
         return self.ir
 
     def _new_tensor(self, val, name, constant=None, alias_of=None):
@@ -170,7 +197,7 @@ class Lowering:
             self.env[node] = args[0][args[1]]
             return
         if not isinstance(target, torch._ops.OpOverload):
-            self.unsupported.append((str(target), source_of(node)))
+            self.unsupported.append((str(target), where(node)))
             return
         if not any(isinstance(x, Ref) for x in _flat(list(args) + list(kwargs.values()))):
             self.env[node] = target(*args, **kwargs)  # constant folding
@@ -189,21 +216,27 @@ class Lowering:
         refs = [self._new_tensor(v, "%s_%d" % (node.name, i) if multi else node.name) for i, v in enumerate(outs)]
         self.env[node] = tuple(refs) if multi else refs[0]
         if out_op is None or name not in self.supported:
-            self.unsupported.append((name, source_of(node)))
+            self.unsupported.append((name, where(node)))
             return
         bound = dict(zip((a.name for a in target._schema.arguments), args))
         bound.update(kwargs)
         emitted, k = [], 0
+        out_list = False
         for a in out_op._schema.arguments:
-            if a.is_out:
+            if a.is_out and str(a.type).startswith("List"):  # Tensor(a!)[] out: all outs in one list
+                emitted.append(self.ir.add("TensorList", [r.index for r in refs]))
+                out_list = True
+            elif a.is_out:
                 emitted.append(refs[k].index)
                 k += 1
             else:
                 emitted.append(self._emit(bound.get(a.name, a.default_value), str(a.type)))
         # ExecuTorch's calling convention: the return value(s) follow the
-        # arguments; an out variant returns its out tensor(s).
-        emitted.append(refs[0].index if len(refs) == 1 else self.ir.add("TensorList", [r.index for r in refs]))
-        self.ir.instructions.append(Instruction(name, emitted, source_of(node)))
+        # arguments; an out variant returns its out tensor(s) (a list out is
+        # passed again as a list of its own, as ExecuTorch's emitter does).
+        single = len(refs) == 1 and not out_list
+        emitted.append(refs[0].index if single else self.ir.add("TensorList", [r.index for r in refs]))
+        self.ir.instructions.append(Instruction(name, emitted, where(node)))
 
     def _resolve(self, a):
         if isinstance(a, torch.fx.Node):
