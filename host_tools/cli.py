@@ -147,7 +147,16 @@ def cmd_run(args):
 
     _check_program(args.pte, "forward")
     ref = reference_path(args.pte)
-    if args.model:
+    if args.inputs:  # given inputs: compare only with --model, else just report
+        from host_tools.cli_dist import load_inputs
+
+        inputs, expected = load_inputs(args.inputs), None
+        if args.model:
+            model, _ = load_model_file(args.model)
+            with torch.no_grad():
+                expected = model(*inputs)
+            expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+    elif args.model:
         model, inputs = load_model_file(args.model)
         with torch.no_grad():
             expected = model(*inputs)
@@ -166,6 +175,12 @@ def cmd_run(args):
         res = run_on_port(args, inputs)
     else:
         res = _run(run, args.pte, inputs, args.target, repeat=args.repeat)
+    if expected is None:
+        from host_tools.cli_dist import print_outputs
+
+        print_outputs(res)
+        _report(res, [])  # the timing and memory lines
+        return 0
     worst = _report(res, expected)
     ok = worst <= args.atol
     print("%s (tolerance %g)" % ("MATCH" if ok else "MISMATCH", args.atol))
@@ -234,6 +249,7 @@ def _parser():
     r.add_argument("--model", help="model file to compute PyTorch's outputs (default: the .ref.pt written by export)")
     r.add_argument("--repeat", type=int, default=5)
     r.add_argument("--atol", type=float, default=1e-5)
+    r.add_argument("--inputs", help="a torch.save'd tensor or list of tensors to run on (with --model: compared)")
     r.add_argument("--port", help="run on the board at this serial port instead (after `mpy-et flash`)")
     r.add_argument("--dest", default="", help="with --port: the board directory the dist was flashed to")
     r.set_defaults(fn=cmd_run)

@@ -156,6 +156,30 @@ def cmd_mip(args):
     return 0
 
 
+def load_inputs(path):
+    """Tensors from a torch.save'd tensor, list/tuple of tensors, or
+    {"inputs": [...]} (the .ref.pt export writes)."""
+    import torch
+
+    if not os.path.isfile(path):
+        raise _cli_error("inputs %s: no such file" % path)
+    try:
+        data = torch.load(path)
+    except Exception as e:
+        raise _cli_error("cannot read inputs %s: %s" % (path, e)) from e
+    if isinstance(data, dict):
+        data = data.get("inputs")
+    data = [data] if isinstance(data, torch.Tensor) else data
+    if not isinstance(data, (list, tuple)) or not all(isinstance(t, torch.Tensor) for t in data):
+        raise _cli_error("inputs %s: expected a tensor, a list of tensors or {'inputs': [...]}" % path)
+    return list(data)
+
+
+def print_outputs(res):
+    for i, t in enumerate(res.outputs):
+        print("output %d %s %s:" % (i, str(t.dtype).replace("torch.", ""), list(t.shape)), [round(v, 6) for v in t.flatten().tolist()[:16]])
+
+
 def run_on_port(args, inputs):
     """cmd_run's path for --port: the board's RunResult."""
     from host_tools.port_run import run_on_port as run

@@ -41,7 +41,7 @@ def _imported_from(stdout):
 
 def _run_alone(target, dist, pte, inputs, tmp_path):
     """Run pte with nothing but `dist` importable; (RunResult, mpy_et.__file__)."""
-    from host_tools.targets import _run_wasm, micropython_binary
+    from host_tools.targets import _run_wasm, circuitpython_binary, micropython_binary
 
     files, script = job_files(pte, inputs, repeat=1)
     data = tmp_path / ("data_" + target)
@@ -59,7 +59,8 @@ def _run_alone(target, dist, pte, inputs, tmp_path):
         main = data / "main.py"
         main.write_text("DATA_DIR = %r\n" % str(data) + script + _WHERE)
         env = dict(os.environ, MICROPYPATH=str(dist))  # the import path: the dist only
-        proc = subprocess.run([micropython_binary(), str(main)], cwd=str(data), env=env, capture_output=True, text=True, timeout=120)
+        exe = circuitpython_binary() if target == "circuitpython" else micropython_binary()
+        proc = subprocess.run([exe, str(main)], cwd=str(data), env=env, capture_output=True, text=True, timeout=120)
         if proc.returncode:
             raise TargetError(proc.stdout + proc.stderr)
         out = proc.stdout
@@ -116,6 +117,42 @@ def test_trimmed_dist_runs_alone_on_unix_and_wasm(examples, programs, tmp_path):
         if target == "unix":
             ram = m["ram"]["unix"]
             assert 0 < ram["core_import_bytes"] < 200000 and ram["kernels_import_bytes"] > 0, ram
+
+
+def test_circuitpython_dist_of_plain_py_runs_alone(examples, programs, tmp_path):
+    require("circuitpython")
+    from conftest import tolerance
+
+    dist = str(tmp_path / "cp")
+    build([programs["mlp"]], "circuitpython", dist, measure=False)
+    model, inputs, expected, _ = examples["mlp"]
+    res, where = _run_alone("circuitpython", dist, programs["mlp"], inputs, tmp_path)
+    tol = tolerance("circuitpython", model, inputs)
+    torch.testing.assert_close(res.outputs[0], expected[0], atol=tol, rtol=tol)
+    assert where == os.path.join(dist, "mpy_et", "__init__.py"), where
+
+
+def test_native_modules_compile_for_the_arch_and_are_left_out_without_an_emitter(tmp_path):
+    from host_tools.build import _module_jobs
+    from host_tools.build_targets import compile_files, uses_native_code
+
+    src = tmp_path / "src"
+    for pkg in ("mpy_et", "portable_kernels"):
+        (src / pkg).mkdir(parents=True)
+        (src / pkg / "__init__.py").write_text("")
+    (src / "portable_kernels" / "fast.py").write_text("import micropython\n\n@micropython.viper\ndef f(x: int) -> int:\n    return x + 1\n")
+    (src / "portable_kernels" / "plain.py").write_text("def g(x):\n    return x + 1\n")
+    assert uses_native_code(str(src / "portable_kernels" / "fast.py")) and not uses_native_code(str(src / "portable_kernels" / "plain.py"))
+    packages = {"mpy_et": [], "portable_kernels": ["fast", "plain"]}
+    jobs, dropped = _module_jobs(packages, str(src), str(tmp_path / "wasm"), ".mpy", native_ok=False)
+    assert dropped == ["portable_kernels.fast"] and [j[2] for j in jobs][-1] == "portable_kernels/plain.py"
+    jobs, dropped = _module_jobs(packages, str(src), str(tmp_path / "rp2040"), ".mpy", native_ok=True)
+    compile_files(jobs, "armv6m")
+    arches = {
+        os.path.basename(j[1]): mpy_header((tmp_path / "rp2040" / "portable_kernels" / os.path.basename(j[1])).read_bytes())[2]
+        for j in jobs[2:]
+    }
+    assert not dropped and arches == {"fast.mpy": "armv6m", "plain.mpy": None}, arches
 
 
 def test_operator_missing_from_the_dist_fails_at_load_naming_it_and_the_rebuild(examples, programs, tmp_path):

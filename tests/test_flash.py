@@ -127,6 +127,11 @@ def test_run_on_the_port_returns_outputs_and_timings(examples, dists, board, tmp
     assert cli.main(["run", os.path.join(dists["both"], "cnn.pte"), "--port", board.port, "--model", str(model)]) == 0
     out = capsys.readouterr().out
     assert "MATCH" in out and "execute" in out, out
+    saved = tmp_path / "inputs.pt"
+    torch.save(list(inputs), str(saved))  # the MLP's inputs, no reference: outputs and timings only
+    assert cli.main(["run", os.path.join(dists["both"], "mlp.pte"), "--port", board.port, "--inputs", str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "output 0 float32 [4, 8]: [%s," % round(expected[0].flatten()[0].item(), 6) in out and "port %s: load" % board.port in out, out
 
 
 def test_run_on_a_board_whose_dist_lacks_the_operator(examples, dists, board):
