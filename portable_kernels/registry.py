@@ -43,6 +43,7 @@ KERNELS = {
     "aten::copy.out": ("portable_kernels.op_copy", "copy_out"),
     "aten::embedding.out": ("portable_kernels.op_embedding", "embedding_out"),
     "aten::expand_copy.out": ("portable_kernels.op_expand_copy", "expand_copy_out"),
+    "aten::flip.out": ("portable_kernels.op_flip", "flip_out"),
     "aten::full.out": ("portable_kernels.op_full", "full_out"),
     "aten::full_like.out": ("portable_kernels.op_full_like", "full_like_out"),
     "aten::gather.out": ("portable_kernels.op_gather", "gather_out"),

@@ -1,6 +1,6 @@
 """Strided gathers shared by the shape kernels (slice, select, expand,
-transpose, squeeze, split, stack, ...): out, contiguous, receives the
-elements of x found at `offset + sum(i[d] * strides[d])`.
+transpose, split, flip, ...): out, contiguous, receives the elements of x
+found at `offset + sum(i[d] * strides[d])` (strides may be negative).
 
 Elements are moved as raw integer units, so float steps never box a float
 and NaN payloads survive: 4-byte words where a small int holds any int32
@@ -90,9 +90,19 @@ def gather(x, out, sizes, strides, offset, same_bytes=False):
         srcs = [src[offset * item + a * unit_bytes : offset * item + a * unit_bytes + nb] for a in starts]
         dsts = [dst[r * nb : (r + 1) * nb] for r in range(nrows)]
         return loops.copy_bytes, (dsts, srcs, nrows)
-    src = raw_view(x, offset)[0]
     dst = raw_view(out)[0]
-    return loops.run_rows, loops.rows_ctx(loops.copy_row, (src, dst, n, step), plan)
+    if min(strides) < 0:  # reads before `offset` (flip): walk from the start of x
+        return loops.run_rows, loops.rows_ctx(_copy_row_from, (raw_view(x)[0], dst, n, step, offset * units), plan)
+    return loops.run_rows, loops.rows_ctx(loops.copy_row, (raw_view(x, offset)[0], dst, n, step), plan)
+
+
+def _copy_row_from(rctx, ia, ib, io):
+    """loops.copy_row reading from base + ia."""
+    x, o, n, step, base = rctx
+    ia += base
+    for k in range(io, io + n):
+        o[k] = x[ia]
+        ia += step
 
 
 def view_strides(t):

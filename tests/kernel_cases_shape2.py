@@ -119,6 +119,15 @@ def squeeze_cases():
         Case("alias_copy f32", "aten::alias_copy.out", [rnd(2, 3), Out((2, 3))], noalloc=True),
         Case("alias_copy i64", "aten::alias_copy.out", [_long(4), Out((4,), I64)], noalloc=True),
     ]
+    for dims in ([0], [1, 2], [-1], [0, 1, 2], []):
+        out = x.flip(dims).shape
+        c.append(Case("flip f32 %s" % dims, "aten::flip.out", [x, dims, Out(out)], noalloc=True))
+    c += [
+        Case("flip many rows", "aten::flip.out", [rnd(70, 2), [0], Out((70, 2))], noalloc=True),
+        Case("flip i64 last dim", "aten::flip.out", [_long(3, 4), [1], Out((3, 4), I64)], noalloc=True),
+        Case("flip bool", "aten::flip.out", [_bools(5), [0], Out((5,), BOOL)], noalloc=True),
+        Case("flip 0-dim", "aten::flip.out", [torch.tensor(3.0), [], Out(())]),
+    ]
     return c
 
 
@@ -313,6 +322,8 @@ def errors():
         ("aten::squeeze_copy.out", "out shape", [rnd(2, 1), Out((2, 1))], INVALID_ARGUMENT, "result has shape [2]"),
         ("aten::squeeze_copy.dim_out", "dtype", [rnd(2, 1), 1, Out((2,), F64)], INVALID_TYPE, "dtype mismatch"),
         ("aten::squeeze_copy.dims_out", "dims not a list", [rnd(2, 1), 1, Out((2,))], INVALID_ARGUMENT, "must be a list"),
+        ("aten::flip.out", "repeated dim", [x, [0, -2], Out((2, 3))], INVALID_ARGUMENT, "appears twice"),
+        ("aten::flip.out", "bad dim", [x, [2], Out((2, 3))], INVALID_ARGUMENT, "out of range"),
         ("aten::alias_copy.out", "shape", [x, Out((3, 2))], INVALID_ARGUMENT, "shapes differ"),
         ("aten::split_with_sizes_copy.out", "sizes do not add up", [x, [1, 1], 1, [Out((2, 1)), Out((2, 1))]], INVALID_ARGUMENT, "add up"),
         ("aten::split_with_sizes_copy.out", "piece shape", [x, [1, 2], 1, [Out((2, 1)), Out((2, 1))]], INVALID_ARGUMENT, "out[1]"),
