@@ -92,8 +92,16 @@ def cmd_flash(args):
     from host_tools.build_targets import BuildError
     from host_tools.flash import FlashError, FlashInterrupted, flash
 
+    shown = {}
+
+    def percent(path, done, total):  # big files (a .pte over a UART) report every 10%
+        step = 10 * done // total
+        if total > 16384 and step > shown.get(path, 0):
+            shown[path] = step
+            _progress("    %s: %d%%" % (path, 10 * step))
+
     try:
-        report = flash(args.dist, args.port, dest=args.dest, progress=_progress)
+        report = flash(args.dist, args.port, dest=args.dest, progress=_progress, on_chunk=percent)
     except FlashInterrupted as e:
         print("mpy-et: flash interrupted: %s" % e, file=sys.stderr)
         return EXIT_INTERRUPTED

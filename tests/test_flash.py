@@ -113,6 +113,22 @@ def test_reflash_copies_only_what_changed_and_removes_what_the_dist_dropped(dist
     assert "portable_kernels/op_convolution.mpy" in report["removed"] and not report["copied"][1:], report
 
 
+def test_without_hashlib_on_the_board_files_are_read_back_and_a_foreign_part_is_not_resumed(dists, board, monkeypatch):
+    from host_tools import flash as flash_module
+
+    no_hashlib = flash_module._HELPERS.replace("from hashlib import", "from no_such_hashlib import")
+    assert no_hashlib != flash_module._HELPERS
+    monkeypatch.setattr(flash_module, "_HELPERS", no_hashlib)
+    with open(os.path.join(board.cwd, "mlp.pte.part"), "wb") as f:
+        f.write(b"not the start of mlp.pte")
+    report = flash(dists["mlp"], board.port)
+    assert "mlp.pte" in report["copied"] and not report["resumed"], report
+    _board_matches(board, dists["mlp"])
+    with open(os.path.join(board.cwd, "portable_kernels", "op_mul.mpy"), "ab") as f:
+        f.write(b"\0")  # same name, different bytes: found by hashing the read-back copy
+    assert flash(dists["mlp"], board.port)["copied"] == ["portable_kernels/op_mul.mpy"]
+
+
 def test_run_on_the_port_returns_outputs_and_timings(examples, dists, board, tmp_path, capsys):
     assert cli.main(["flash", dists["both"], "--port", board.port, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["verified"] > 20

@@ -34,16 +34,24 @@ class PtyBoard:
         host, slave = pty.openpty()
         tty.setraw(slave)
         self.port = os.ttyname(slave)
-        stop = threading.Event()
-        thread = threading.Thread(target=self._relay, args=(host, stop), daemon=True)
-        self._link = (host, slave, stop, thread)
-        thread.start()
+        link = {"host": host, "slave": slave, "stop": threading.Event(), "lock": threading.Lock(), "open": True}
+        link["thread"] = threading.Thread(target=self._relay, args=(link,), daemon=True)
+        self._link = link
+        link["thread"].start()
 
     def cut_after(self, nbytes):
         self._budget = nbytes
 
-    def _relay(self, host, stop):
-        while not stop.is_set():
+    @staticmethod
+    def _close_host(link):
+        with link["lock"]:
+            if link["open"]:
+                link["open"] = False
+                os.close(link["host"])
+
+    def _relay(self, link):
+        host = link["host"]
+        while not link["stop"].is_set():
             ready, _, _ = select.select([self._device, host], [], [], 0.05)
             for fd in ready:
                 try:
@@ -59,21 +67,18 @@ class PtyBoard:
                 os.write(self._device, data)
                 if self._budget == 0:  # the cable is pulled here
                     self._budget = None
-                    os.close(host)
-                    stop.set()
+                    link["stop"].set()
+                    self._close_host(link)
                     return
 
     def cut(self):
-        if self._link is None:
+        link, self._link = self._link, None
+        if link is None:
             return
-        host, slave, stop, thread = self._link
-        self._link = None
-        closed = stop.is_set()
-        stop.set()
-        thread.join()
-        if not closed:
-            os.close(host)
-        os.close(slave)
+        link["stop"].set()
+        link["thread"].join()
+        self._close_host(link)
+        os.close(link["slave"])
 
     def close(self):
         self.cut()
