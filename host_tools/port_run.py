@@ -54,7 +54,8 @@ def run_on_port(port, pte, inputs, *, method="forward", repeat=3, heap_lock=Fals
             files["model.pte"] = program
         _put(dev, run_dir, files)
         label = "port %s" % (port or "board")
-        out, err = transport.exec_raw("DATA_DIR = %r\n" % run_dir + script, timeout=timeout)
+        path = "import sys\nif %r not in sys.path:\n    sys.path.insert(0, %r)\n" % (dest, dest) if dest else ""
+        out, err = transport.exec_raw(path + "DATA_DIR = %r\n" % run_dir + script, timeout=timeout)
     except FlashError as e:
         raise TargetError(str(e)) from e
     except _link_errors() as e:

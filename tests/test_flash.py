@@ -150,6 +150,16 @@ def test_run_on_the_port_returns_outputs_and_timings(examples, dists, board, tmp
     assert "output 0 float32 [4, 8]: [%s," % round(expected[0].flatten()[0].item(), 6) in out and "port %s: load" % board.port in out, out
 
 
+def test_flash_and_run_in_a_board_directory(examples, dists, board):
+    report = flash(dists["mlp"], board.port, dest="apps/ml")
+    assert report["verified"] == len(report["copied"]) and report["copied"], report
+    _board_matches(type("B", (), {"cwd": os.path.join(board.cwd, "apps", "ml")}), dists["mlp"])
+    _, inputs, expected, _ = examples["mlp"]
+    res = run_on_port(board.port, os.path.join(dists["mlp"], "mlp.pte"), inputs, dest="apps/ml")
+    torch.testing.assert_close(res.outputs[0], expected[0], atol=1e-5, rtol=1e-5)
+    assert not os.path.exists(os.path.join(board.cwd, "mpy_et"))
+
+
 def test_run_on_a_board_whose_dist_lacks_the_operator(examples, dists, board):
     flash(dists["mlp"], board.port)
     _, inputs, _, pte = examples["cnn"]
