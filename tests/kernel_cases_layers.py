@@ -53,6 +53,53 @@ def conv_transposed_cases():
     return cases
 
 
+def generated_cases():
+    """Seeded random geometries for convolution (plain and transposed) and
+    pooling, against torch."""
+    g = torch.Generator().manual_seed(2024)
+
+    def pick(*options):
+        return options[int(torch.randint(len(options), (1,), generator=g))]
+
+    cases = []
+    for i in range(12):
+        one_d = i % 3 == 2
+        groups = pick(1, 2, 3)
+        cin, cout = groups * pick(1, 2), groups * pick(1, 2)
+        k = [pick(1, 2, 3, 5) for _ in range(1 if one_d else 2)]
+        s = [pick(1, 2, 3) for _ in k]
+        d = [pick(1, 2) for _ in k]
+        transposed = i % 2 == 1
+        if transposed:
+            p = [pick(0, 1) for _ in k]
+            op = [pick(0, 1) % max(a, b) for a, b in zip(s, d)]
+        else:
+            p = [pick(0, 1, 2) for _ in k]
+            op = [0] * len(k)
+        size = [pick(3, 5, 8) + (dd * (kk - 1) if not transposed else 0) for kk, dd in zip(k, d)]
+        x = rnd(pick(1, 2), cin, *size, seed=100 + i)
+        w = rnd(*((cin, cout // groups) if transposed else (cout, cin // groups)), *k, seed=200 + i)
+        b = rnd(cout, seed=300 + i) if i % 4 else None
+        fn = torch.ops.aten.convolution.default
+        out = fn(x, w, b, s, p, d, transposed, op, groups).shape
+        args = [x, w, b, s, p, d, transposed, op, groups, Out(out)]
+        cases.append(Case("conv generated %d %s k%s s%s p%s d%s g%d" % (i, "T" if transposed else "", k, s, p, d, groups), CONV, args))
+    x = rnd(1, 2, 9, 8, seed=400)
+    for i in range(8):
+        k = [pick(1, 2, 3, 4), pick(2, 3)]
+        s = [pick(1, 2, 3), pick(1, 2)]
+        p = [pick(0, 1) if kk > 1 else 0 for kk in k]
+        ceil, incl = bool(i % 2), bool(i % 3)
+        div = pick(None, None, 5)
+        out = F.avg_pool2d(x, k, s, p, ceil, incl, div).shape
+        cases.append(Case("avg_pool2d generated %d" % i, "aten::avg_pool2d.out", [x, k, s, p, ceil, incl, div, Out(out)]))
+        dil = [pick(1, 2), 1]
+        out = F.max_pool2d(x, k, s, p, dil, ceil_mode=ceil).shape
+        mp = [x, k, s, p, dil, ceil, Out(out), Out(out, I64)]
+        cases.append(Case("max_pool2d generated %d" % i, "aten::max_pool2d_with_indices.out", mp))
+    return cases
+
+
 def norm_cases():
     cases = []
     for name, shape, affine in [
@@ -372,4 +419,4 @@ def special_values():
 
 
 def cases():
-    return conv_transposed_cases() + norm_cases() + pool_upsample_cases() + index_cases() + special_values()
+    return conv_transposed_cases() + generated_cases() + norm_cases() + pool_upsample_cases() + index_cases() + special_values()
