@@ -141,7 +141,7 @@ class FlatReader:
         if not start:
             return ""
         try:
-            return str(bytes(self.buf[start : start + n]), "utf-8")
+            return str(memoryview(self.buf)[start : start + n], "utf-8")  # one view, not two copies
         except UnicodeError:
             self.fail(what, "string is not valid UTF-8")
 

@@ -232,7 +232,7 @@ class Method:
         s, n_chains = r.vector(plan, S.EXECUTION_PLAN_CHAINS, 4, w + " chains")
         if n_chains > 1:
             raise MpyEtError(NOT_SUPPORTED, "%s has %d chains; only one is supported" % (w, n_chains))
-        op_names = operator_names(r, plan, w)
+        op_names = self.program.operator_names(self.name)  # cached by the program: made once
         self._op_names = op_names
         if not n_chains:
             self._ctxs = []
@@ -448,11 +448,15 @@ def operator_names(r, plan, w):
     """The plan's operator table as "name.overload" strings."""
     s_ops, n_ops = r.vector(plan, S.EXECUTION_PLAN_OPERATORS, 4, w + " operators")
     names = []
+    what = "operator"
     for i in range(n_ops):
-        op = r.table_at(s_ops, i, "operators[%d]" % i)
-        name = r.string(op, S.OPERATOR_NAME, "operators[%d]" % i)
-        overload = r.string(op, S.OPERATOR_OVERLOAD, "operators[%d]" % i)
-        names.append(name + "." + overload if overload else name)
+        try:
+            op = r.table_at(s_ops, i, what)
+            name = r.string(op, S.OPERATOR_NAME, what)
+            overload = r.string(op, S.OPERATOR_OVERLOAD, what)
+        except MpyEtError as e:
+            raise _located(e, what, "operators[%d]" % i)
+        names.append("%s.%s" % (name, overload) if overload else name)
     return names
 
 

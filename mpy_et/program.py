@@ -94,6 +94,7 @@ class Program:
         self._read_constant_segment(r, root)
         plans, n = r.vector(root, S.PROGRAM_EXECUTION_PLAN, 4, "Program.execution_plan")
         self._plans = {}
+        self._op_names = {}  # method name -> operator names, read once
         for i in range(n):
             what = "execution_plan[%d]" % i
             plan = r.table_at(plans, i, what)
@@ -189,7 +190,10 @@ class Program:
         """Operator names ("aten::add.out", ...) method `name` lists, without loading it."""
         if name not in self._plans:
             raise MpyEtError(NOT_FOUND, "no method %r in program; it has %s" % (name, self.method_names))
-        return operator_names(self.reader, self._plans[name], "method %r" % name)
+        names = self._op_names.get(name)
+        if names is None:
+            names = self._op_names[name] = operator_names(self.reader, self._plans[name], "method %r" % name)
+        return names
 
     def load_method(self, name="forward", buffers=None, registry=None):
         """Prepare a method to execute.
