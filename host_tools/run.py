@@ -79,6 +79,32 @@ def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=
     return res
 
 
+def run_dist_unix(dist, pte, inputs, *, heap_bytes=None, repeat=1, timeout=600):
+    """Run a program on unix MicroPython with nothing but a dist from `mpy-et
+    build --target unix-x64` importable (as deployed: .mpy, trimmed kernels)."""
+    import subprocess
+    import tempfile
+
+    from host_tools.targets import micropython_binary
+
+    files, script = job_files(pte, inputs, repeat=repeat)
+    with tempfile.TemporaryDirectory(prefix="mpy_et_dist_") as data:
+        for name, content in files.items():
+            if not isinstance(content, (bytes, bytearray)):
+                with open(content, "rb") as f:
+                    content = f.read()
+            with open(os.path.join(data, name), "wb") as f:
+                f.write(content)
+        main = os.path.join(data, "main.py")
+        with open(main, "w") as f:
+            f.write("DATA_DIR = %r\n" % data + script)
+        cmd = [micropython_binary()] + (["-X", "heapsize=%d" % heap_bytes] if heap_bytes else []) + [main]
+        proc = subprocess.run(cmd, env=dict(os.environ, MICROPYPATH=os.fspath(dist)), capture_output=True, text=True, timeout=timeout)
+    if proc.returncode:
+        raise TargetError("unix (dist %s) exited with code %d:\n%s%s" % (dist, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+    return parse_result(proc.stdout, "unix")
+
+
 def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False):
     """What a device needs to run a program: (files, script).
 
