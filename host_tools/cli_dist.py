@@ -58,11 +58,18 @@ def _print_build(m, out):
         if "skipped" in r:
             print("  import RAM on %s: not measured (%s)" % (port, r["skipped"]))
         else:
-            where = "from ROMFS, bytecode in place" if port == "cortex-m3" else "files loaded into RAM"
+            where = {"cortex-m3": "from ROMFS, bytecode in place", "unix": "files loaded into RAM, 64-bit objects"}.get(
+                port, "files loaded into RAM"
+            )
             print(
                 "  import RAM on %s (%s): runtime core %s (goal <= 16,384 B), kernels %s"
                 % (port, where, _kb(r["core_import_bytes"]), _kb(r["kernels_import_bytes"]))
             )
+            if "fs_core_import_bytes" in r:
+                print(
+                    "  import RAM on %s (.mpy files on a file system, as flashed): runtime core %s, kernels %s"
+                    % (port, _kb(r["fs_core_import_bytes"]), _kb(r["fs_kernels_import_bytes"]))
+                )
     if m.get("romfs"):
         print(
             "  %s: %s (file data 16-byte aligned; `mpremote romfs deploy %s`)"

@@ -6,7 +6,8 @@ Measured with nothing but the dist on the import path:
   native code for another architecture cannot load there and are skipped.
 - "circuitpython": CircuitPython's unix port, for the plain-.py dist.
 - "cortex-m3": the emulated board booted with the dist as its ROMFS image
-  (bytecode runs in place from /rom: only the modules' objects take RAM).
+  (bytecode runs in place from /rom: only the modules' objects take RAM),
+  and the same files from a file system ("fs_": bytecode loaded into RAM).
 """
 
 import os
@@ -16,6 +17,7 @@ import tempfile
 from host_tools.targets import TargetError, circuitpython_binary, micropython_binary
 
 _MARK = "MPY_ET_RAM"
+_MARK_FS = "MPY_ET_RAM_FS"
 # x64 is the unix port's own arch; armv6m/armv7m code runs on the Cortex-M3 board.
 _LOADS_ON = {"unix": (None, "x64"), "circuitpython": (None,), "cortex-m3": (None, "armv6m", "armv7m")}
 
@@ -43,11 +45,18 @@ def measuring_code(core, kernels):
 
 
 def _parse(out, port):
+    result = {}
     for line in out.splitlines():
-        if line.startswith(_MARK):
-            _, core, kernels = line.split()
-            return {"core_import_bytes": int(core), "kernels_import_bytes": int(kernels)}
-    raise TargetError("%s printed no measurement:\n%s" % (port, out[-2000:]))
+        mark, _, rest = line.partition(" ")
+        if mark == _MARK:
+            core, kernels = rest.split()
+            result.update(core_import_bytes=int(core), kernels_import_bytes=int(kernels))
+        elif mark == _MARK_FS:  # the board with the files on a file system
+            core, kernels = rest.split()
+            result.update(fs_core_import_bytes=int(core), fs_kernels_import_bytes=int(kernels))
+    if "core_import_bytes" not in result:
+        raise TargetError("%s printed no measurement:\n%s" % (port, out[-2000:]))
+    return result
 
 
 def _run_process(exe, code, dist):
@@ -96,8 +105,16 @@ def _on_board(port, dist, manifest, code, romfs_image):
             romfs_image = os.path.join(tmp, "rom.img")
             with open(romfs_image, "wb") as f:
                 f.write(build_image_of_dist(dist, manifest, build_image))
+        # Each on a fresh board (interned names stay in the heap once made).
         with board.Board(port, romfs_image=romfs_image) as b:
-            return b.exec(code, timeout=60)
+            rom = b.exec(code, timeout=60)
+        # The same .mpy files from a file system, as `mpy-et flash` leaves
+        # them (mpremote mount stands in for the flash FS: bytecode is read
+        # into RAM); the ROMFS image stays out of sys.path.
+        with board.Board(port) as b:
+            b.mount(dist)
+            fs = b.exec("import sys\nsys.path[:] = ['/remote']\n" + code, timeout=60)
+        return rom + fs.replace(_MARK, _MARK_FS)
 
 
 def measure_dist(dist, manifest):
