@@ -34,6 +34,7 @@ KERNELS = {
     "aten::view_copy.out": ("portable_kernels.op_view_copy", "view_copy_out"),
     # neural-network layers, shape and copy ops (issue 7)
     "aten::_adaptive_avg_pool2d.out": ("portable_kernels.op_adaptive_avg_pool2d", "adaptive_avg_pool2d_out"),
+    "aten::adaptive_max_pool2d.out": ("portable_kernels.op_adaptive_max_pool2d", "adaptive_max_pool2d_out"),
     "aten::_native_batch_norm_legit_no_training.out": ("portable_kernels.op_native_batch_norm_legit_no_training", "native_batch_norm_legit_no_training_out"),
     "aten::_to_copy.out": ("portable_kernels.op_to_copy", "to_copy_out"),
     "aten::alias_copy.out": ("portable_kernels.op_alias_copy", "alias_copy_out"),
@@ -50,6 +51,8 @@ KERNELS = {
     "aten::index.Tensor_out": ("portable_kernels.op_index", "index_tensor_out"),
     "aten::index_select.out": ("portable_kernels.op_index_select", "index_select_out"),
     "aten::native_layer_norm.out": ("portable_kernels.op_native_layer_norm", "native_layer_norm_out"),
+    "aten::native_group_norm.out": ("portable_kernels.op_native_group_norm", "native_group_norm_out"),
+    "aten::repeat.out": ("portable_kernels.op_repeat", "repeat_out"),
     "aten::scalar_tensor.out": ("portable_kernels.op_scalar_tensor", "scalar_tensor_out"),
     "aten::select_copy.int_out": ("portable_kernels.op_select_copy", "select_copy_int_out"),
     "aten::slice_copy.Tensor_out": ("portable_kernels.op_slice_copy", "slice_copy_tensor_out"),

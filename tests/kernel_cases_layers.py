@@ -208,6 +208,47 @@ def norm_cases():
     return cases
 
 
+def group_norm_cases():
+    key = "aten::native_group_norm.out"
+    cases = []
+    for name, shape, g, affine in [
+        ("4 groups", (2, 8, 3, 3), 4, True),
+        ("1 group", (1, 4, 5), 1, True),
+        ("per channel", (2, 3, 4), 3, False),
+        ("no spatial", (3, 6), 2, True),
+    ]:
+        n, c = shape[:2]
+        hxw = 1
+        for v in shape[2:]:
+            hxw *= v
+        x = rnd(*shape, seed=95) * 2 + 1
+        w, b = (rnd(c, seed=96), rnd(c, seed=97)) if affine else (None, None)
+        args = [x, w, b, n, c, hxw, g, 1e-5, Out(shape), Out((n, g)), Out((n, g))]
+        cases.append(Case("group_norm %s" % name, key, args, atol=1e-5, rtol=1e-4))
+    x = rnd(2, 4, 3)
+    cases += [
+        Case(
+            "group_norm error groups",
+            key,
+            [x, None, None, 2, 4, 3, 3, 1e-5, Out((2, 4, 3)), Out((2, 3)), Out((2, 3))],
+            error=(INVALID_ARGUMENT, "divisible by group"),
+        ),
+        Case(
+            "group_norm error shape",
+            key,
+            [x, None, None, 2, 4, 4, 2, 1e-5, Out((2, 4, 3)), Out((2, 2)), Out((2, 2))],
+            error=(INVALID_ARGUMENT, "does not match"),
+        ),
+        Case(
+            "group_norm error weight",
+            key,
+            [x, rnd(3), None, 2, 4, 3, 2, 1e-5, Out((2, 4, 3)), Out((2, 2)), Out((2, 2))],
+            error=(INVALID_ARGUMENT, "weight must be [4]"),
+        ),
+    ]
+    return cases
+
+
 def pool_upsample_cases():
     key = "aten::_adaptive_avg_pool2d.out"
     x = rnd(2, 3, 7, 6, seed=91)
@@ -224,6 +265,26 @@ def pool_upsample_cases():
             error=(INVALID_TYPE, "int32"),
         ),
         Case("adaptive_avg_pool2d error size 0", key, [x, [0, 1], Out((2, 3, 0, 1))], error=(INVALID_ARGUMENT, "must be >= 1")),
+    ]
+    amax = "aten::adaptive_max_pool2d.out"
+    ties = torch.tensor([[[[1.0, 1.0, 0.0], [NAN, 2.0, 2.0], [3.0, -INF, 3.0]]]])
+    for size, t in [((1, 1), x), ((2, 3), x), ((3, 4), x), ((7, 6), x), ((2, 2), ties)]:
+        out = F.adaptive_max_pool2d(t, size).shape
+        cases.append(Case("adaptive_max_pool2d %s %s" % (size, list(t.shape)), amax, [t, list(size), Out(out), Out(out, I64)]))
+    cases += [
+        Case("adaptive_max_pool2d 3-D", amax, [x[1], [3, 2], Out((3, 3, 2)), Out((3, 3, 2), I64)]),
+        Case(
+            "adaptive_max_pool2d error indices dtype",
+            amax,
+            [x, [1, 1], Out((2, 3, 1, 1)), Out((2, 3, 1, 1))],
+            error=(INVALID_TYPE, "indices"),
+        ),
+        Case(
+            "adaptive_max_pool2d error shape",
+            amax,
+            [x, [1, 1], Out((2, 3, 1, 2)), Out((2, 3, 1, 1), I64)],
+            error=(INVALID_ARGUMENT, "result has shape"),
+        ),
     ]
     x = rnd(1, 2, 3, 4, seed=92)
     near, near_v = "aten::upsample_nearest2d.out", "aten::upsample_nearest2d.vec_out"
@@ -419,4 +480,12 @@ def special_values():
 
 
 def cases():
-    return conv_transposed_cases() + generated_cases() + norm_cases() + pool_upsample_cases() + index_cases() + special_values()
+    return (
+        conv_transposed_cases()
+        + generated_cases()
+        + norm_cases()
+        + group_norm_cases()
+        + pool_upsample_cases()
+        + index_cases()
+        + special_values()
+    )

@@ -122,7 +122,18 @@ def squeeze_cases():
     for dims in ([0], [1, 2], [-1], [0, 1, 2], []):
         out = x.flip(dims).shape
         c.append(Case("flip f32 %s" % dims, "aten::flip.out", [x, dims, Out(out)], noalloc=True))
+    for src, reps in [((2, 3), [2, 1]), ((2, 3), [1, 3]), ((3,), [2, 2]), ((2, 1, 2), [1, 2, 3]), ((), [3]), ((2,), [0])]:
+        t = rnd(*src)
+        c.append(
+            Case(
+                "repeat %s %s" % (list(src), reps),
+                "aten::repeat.out",
+                [t, reps, Out(t.repeat(reps).shape)],
+                noalloc=t.repeat(reps).numel() > 0,
+            )
+        )
     c += [
+        Case("repeat i64", "aten::repeat.out", [_long(2), [3, 2], Out((3, 4), I64)], noalloc=True),
         Case("flip many rows", "aten::flip.out", [rnd(70, 2), [0], Out((70, 2))], noalloc=True),
         Case("flip i64 last dim", "aten::flip.out", [_long(3, 4), [1], Out((3, 4), I64)], noalloc=True),
         Case("flip bool", "aten::flip.out", [_bools(5), [0], Out((5,), BOOL)], noalloc=True),
@@ -322,6 +333,8 @@ def errors():
         ("aten::squeeze_copy.out", "out shape", [rnd(2, 1), Out((2, 1))], INVALID_ARGUMENT, "result has shape [2]"),
         ("aten::squeeze_copy.dim_out", "dtype", [rnd(2, 1), 1, Out((2,), F64)], INVALID_TYPE, "dtype mismatch"),
         ("aten::squeeze_copy.dims_out", "dims not a list", [rnd(2, 1), 1, Out((2,))], INVALID_ARGUMENT, "must be a list"),
+        ("aten::repeat.out", "too few repeats", [x, [2], Out((4, 3))], INVALID_ARGUMENT, "at least as many"),
+        ("aten::repeat.out", "out shape", [x, [2, 2], Out((4, 3))], INVALID_ARGUMENT, "result has shape [4, 6]"),
         ("aten::flip.out", "repeated dim", [x, [0, -2], Out((2, 3))], INVALID_ARGUMENT, "appears twice"),
         ("aten::flip.out", "bad dim", [x, [2], Out((2, 3))], INVALID_ARGUMENT, "out of range"),
         ("aten::alias_copy.out", "shape", [x, Out((3, 2))], INVALID_ARGUMENT, "shapes differ"),
