@@ -17,6 +17,7 @@ as `mpremote resume` does (a soft reset would end the unix port's process).
 """
 
 import ast
+import base64
 import contextlib
 import hashlib
 import io
@@ -25,7 +26,7 @@ import os
 from host_tools.build import read_manifest
 
 PART = ".part"
-CHUNK = 1024  # bytes per raw-REPL command; its repr is compiled on the board
+CHUNK = 2048  # bytes per raw-REPL command, compiled on the board as a string literal
 _HELPERS = """\
 import os
 try:
@@ -33,6 +34,10 @@ try:
     from binascii import hexlify as _mpyet_hex
 except ImportError:
     _mpyet_H = None
+try:
+    from binascii import a2b_base64 as _mpyet_b64
+except ImportError:
+    _mpyet_b64 = None
 def _mpyet_st(p):
     try:
         s = os.stat(p)
@@ -102,6 +107,9 @@ class Device:
         self.t = transport
         self.made = set()
         self.t.exec(_HELPERS)
+        # Chunks go as base64 (4/3 of the bytes) where the board can decode
+        # it, else as bytes literals (up to 4x: escapes).
+        self.base64 = self.t.eval("_mpyet_b64 is not None")
 
     def state(self, paths):
         """path -> None (absent), 'dir', or [size, sha256 hex or None]."""
@@ -134,7 +142,10 @@ class Device:
             done = start
             while done < len(data):
                 chunk = data[done : done + CHUNK]
-                self.t.exec("_mpyet_w(%r)" % (chunk,))
+                if self.base64:
+                    self.t.exec("_mpyet_w(_mpyet_b64(%r))" % base64.b64encode(chunk).decode())
+                else:
+                    self.t.exec("_mpyet_w(%r)" % (chunk,))
                 done += len(chunk)
                 if on_chunk:
                     on_chunk(path, done, len(data))

@@ -199,3 +199,30 @@ def test_mpremote_mip_installs_the_dist_from_its_package_json(examples, dists, b
 
 def _example(name):
     return os.path.join(os.path.dirname(os.path.dirname(__file__)), "host_tools", "examples", name + ".py")
+
+
+def test_flash_and_run_on_the_emulated_cortex_m3_over_its_uart(examples, tmp_path):
+    """The same commands against MicroPython on the Cortex-M3 (QEMU), through
+    its serial REPL; the board has no writable file system, so a RAM one
+    (tests/device/ram_vfs.py) is mounted at /ram first."""
+    require("cortex-m3")
+    from host_tools.board import Board
+
+    pte = tmp_path / "mlp.pte"
+    pte.write_bytes(examples["mlp"][3])
+    dist = str(tmp_path / "dist")
+    build([str(pte)], "cortex-m3", dist, measure=False)
+    with open(os.path.join(os.path.dirname(__file__), "device", "ram_vfs.py")) as f:
+        ram_fs = f.read() + "\nimport os, vfs\nvfs.mount(RamFS(), '/ram')\nos.chdir('/ram')\n"
+    with Board("cortex-m3") as board:
+        board.exec(ram_fs, timeout=20)
+        report = flash(dist, transport=board.transport)
+        assert report["verified"] == len(report["copied"]) > 20, report
+        assert flash(dist, transport=board.transport)["bytes_sent"] == 0
+        listing = board.exec("print(sorted(os.listdir('/ram/portable_kernels')))", timeout=10)
+        assert "'op_addmm.mpy'" in listing and "op_convolution" not in listing, listing
+        _, inputs, expected, _ = examples["mlp"]
+        res = run_on_port(None, str(pte), inputs, transport=board.transport, repeat=1)
+        imported = board.exec("import mpy_et\nprint(mpy_et.__file__)", timeout=10)
+    torch.testing.assert_close(res.outputs[0], expected[0], atol=1e-5, rtol=1e-5)
+    assert res.stats["execute_us"] > 0 and imported.strip() == "mpy_et/__init__.mpy", (res.stats, imported)
