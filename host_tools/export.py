@@ -4,7 +4,7 @@ import torch
 
 from host_tools import memory_plan
 from host_tools.fold_batch_norm import fold_batch_norm as fold_bn
-from host_tools.lower import lower
+from host_tools.lower import UnsupportedOps, lower
 from host_tools.pool_pass import max_pool_without_indices
 from host_tools.serialize import serialize
 
@@ -60,7 +60,9 @@ def export(
         The .pte file contents (bytes).
     Raises:
         host_tools.lower.UnsupportedOps: listing every unsupported operator
-            with its source line.
+            with its module and source line; or naming the instruction, and
+            the module and line it comes from, whose kernel rejects its
+            arguments (e.g. a dtype it cannot do).
     """
     supported = supported_ops()
     ep = capture(model, example_inputs)
@@ -70,7 +72,25 @@ def export(
     ir = lower(ep, supported)
     memory_plan.plan(ir, alignment, preserve_inputs, pin)
     data = serialize(ir, method_name, alignment, segment_alignment)
+    _check_loads(data, ir, method_name)
     if path is not None:
         with open(path, "wb") as f:
             f.write(data)
     return data
+
+
+def _check_loads(data, ir, method_name):
+    """Load the program with the device runtime on this host, so that a
+    kernel's load-time check that fails (a dtype or shape it cannot do) is
+    reported at export, pointing at the user's module and line."""
+    import re
+
+    from mpy_et import MpyEtError, Program
+
+    try:
+        Program.load(data).load_method(method_name)
+    except MpyEtError as e:
+        m = re.match(r"instruction (\d+) \(", e.message)
+        if m is None or int(m.group(1)) >= len(ir.instructions):
+            raise
+        raise UnsupportedOps("the runtime cannot run this program: %s\n  in %s" % (e, ir.instructions[int(m.group(1))].source)) from e

@@ -57,3 +57,19 @@ def test_unsupported_op_through_export_names_the_top_level_line():
         UnsupportedOps, match=r"aten::grid_sampler_2d\.out in .*test_lower_errors\.py:\d+ in forward: return nn\.functional\.grid_sample"
     ):
         export(Warp(), inputs)
+
+
+def test_kernel_load_check_reported_at_export_with_the_users_line():
+    class IntMatmul(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("w", torch.ones(4, 3, dtype=torch.int32))
+
+        def forward(self, x):
+            return torch.mm(x, self.w)
+
+    with pytest.raises(UnsupportedOps) as e:
+        export(IntMatmul(), (torch.ones(2, 4, dtype=torch.int32),))
+    msg = str(e.value)
+    assert "instruction 0 (aten::mm.out)" in msg and "int32" in msg, msg
+    assert msg.splitlines()[-1].startswith("  in " + _line(IntMatmul.forward, "torch.mm(x, self.w)")), msg
