@@ -72,7 +72,7 @@ class FlashInterrupted(FlashError):
     """The link to the board was lost part-way; running flash again resumes."""
 
 
-def _link_errors():
+def link_errors():
     from mpremote.transport import TransportError
 
     errors = (TransportError, OSError)
@@ -91,7 +91,7 @@ def connect(port, timeout=10):
         with contextlib.redirect_stdout(io.StringIO()):
             transport = SerialTransport(port, baudrate=115200)
             transport.enter_raw_repl(soft_reset=False, timeout_overall=timeout)
-    except _link_errors() as e:
+    except link_errors() as e:
         raise FlashError("cannot reach a MicroPython REPL on %s: %s" % (port, e)) from e
     return transport
 
@@ -150,7 +150,7 @@ class Device:
                 if on_chunk:
                     on_chunk(path, done, len(data))
         finally:
-            with contextlib.suppress(*_link_errors()):
+            with contextlib.suppress(*link_errors()):
                 self.t.exec("_mpyet_f.close()")
 
     def rename(self, src, dst):
@@ -226,7 +226,7 @@ def flash(dist, port=None, dest="", transport=None, progress=None, on_chunk=None
         if bad:
             raise FlashError("after copying, these files differ from the manifest: %s" % ", ".join(bad))
         report["verified"] = len(files)
-    except _link_errors() as e:
+    except link_errors() as e:
         where = " while copying %s" % current[0] if current else ""
         raise FlashInterrupted("link to the board lost%s (%s): run the same flash command again to resume" % (where, e)) from e
     finally:

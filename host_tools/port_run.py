@@ -14,7 +14,7 @@ import hashlib
 import json
 
 from host_tools.build_targets import safe_name
-from host_tools.flash import Device, FlashError, _link_errors, connect, device_path
+from host_tools.flash import Device, FlashError, connect, device_path, link_errors
 from host_tools.run import job_files, parse_result
 from host_tools.targets import TargetError
 
@@ -58,7 +58,7 @@ def run_on_port(port, pte, inputs, *, method="forward", repeat=3, heap_lock=Fals
         out, err = transport.exec_raw(path + "DATA_DIR = %r\n" % run_dir + script, timeout=timeout)
     except FlashError as e:
         raise TargetError(str(e)) from e
-    except _link_errors() as e:
+    except link_errors() as e:
         raise TargetError("lost the board on %s: %s" % (port, e)) from e
     finally:
         if own and transport is not None:
