@@ -46,6 +46,14 @@ COPY_VARIANTS = {
     _aten.unbind.int: _aten.unbind_copy.int_out,
 }
 
+# Checks torch.export leaves in the graph (e.g. after .to(dtype)): they produce
+# nothing and the static shapes and dtypes already hold, so they are dropped.
+ASSERT_OPS = {
+    getattr(getattr(_aten, name), overload)
+    for name, overload in (("_assert_tensor_metadata", "default"), ("_assert_scalar", "default"), ("_assert_async", "msg"))
+    if hasattr(_aten, name)
+}
+
 SCALAR_OVERLOADS = {
     _aten.add.Tensor: _aten.add.Scalar,
     _aten.sub.Tensor: _aten.sub.Scalar,
@@ -157,7 +165,10 @@ class Lowering:
                     self.env[node] = ref
                     self.ir.inputs.append(ref.index)
             elif node.op == "call_function":
-                self._call(node)
+                try:
+                    self._call(node)
+                except UnsupportedOps as e:  # e.g. a float16 tensor: say where it comes from
+                    raise UnsupportedOps("%s\n  in %s" % (e, where(node))) from e
             elif node.op == "output":
                 for out in node.args[0]:
                     self.ir.outputs.append(self._tensor_arg(self.env[out], out))
@@ -195,6 +206,8 @@ class Lowering:
         kwargs = {k: self._resolve(v) for k, v in node.kwargs.items()}
         if target is operator.getitem:
             self.env[node] = args[0][args[1]]
+            return
+        if target in ASSERT_OPS:
             return
         if not isinstance(target, torch._ops.OpOverload):
             self.unsupported.append((str(target), where(node)))

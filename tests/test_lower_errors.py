@@ -73,3 +73,18 @@ def test_kernel_load_check_reported_at_export_with_the_users_line():
     msg = str(e.value)
     assert "instruction 0 (aten::mm.out)" in msg and "int32" in msg, msg
     assert msg.splitlines()[-1].startswith("  in " + _line(IntMatmul.forward, "torch.mm(x, self.w)")), msg
+
+
+def test_unsupported_dtype_names_the_module():
+    class Half(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(x).half()
+
+    with pytest.raises(
+        UnsupportedOps, match=r"dtype torch.float16.*\n  in .*test_lower_errors\.py:\d+ in forward: return self\.fc\(x\)\.half\(\)"
+    ):
+        export(Half(), (torch.randn(1, 4),))
