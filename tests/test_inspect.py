@@ -8,7 +8,7 @@ import torch
 import mpy_et
 from host_tools import export, inspect, run
 from host_tools.cli import main
-from tests.test_load_heap import Chain
+from host_tools.examples.chain import Chain
 
 
 @pytest.mark.parametrize("name", ["mlp", "cnn"])

@@ -6,18 +6,8 @@ import torch
 
 from host_tools import export
 from host_tools.build import build
+from host_tools.examples.chain import Chain
 from host_tools.run import run_dist_unix
-
-
-class Chain(torch.nn.Module):
-    def __init__(self, n):
-        super().__init__()
-        self.n = n
-
-    def forward(self, x):
-        for i in range(self.n):
-            x = x * 1.5 if i % 3 == 0 else (x + 0.25 if i % 3 == 1 else torch.relu(x))
-        return x
 
 
 def test_thousand_instructions_load_in_256k(tmp_path):
