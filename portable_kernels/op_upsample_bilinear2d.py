@@ -1,12 +1,14 @@
 """aten::upsample_bilinear2d.out / .vec_out: bilinear interpolation over H
 and W, align_corners either way, torch's source-index rule. Float only.
 
-Source rows/columns and their weights are computed at load; the step does
-two multiply-adds per source pixel. Allocation in the step: boxed floats
-only.
+Source rows/columns and their weights are computed at load. The step is
+separable: each input row is interpolated across once into a preallocated
+list (h x ow), then each output row blends two of those rows. Allocation in
+the step: boxed floats only.
 """
 
 from portable_kernels import checks, upsample
+from portable_kernels.loops import release
 
 
 def upsample_bilinear2d_out(x, output_size, align_corners, scales_h, scales_w, out):
@@ -26,27 +28,29 @@ def _bilinear(x, output_size, align_corners, scales, out):
         return None
     h0, h1, lh0, lh1 = upsample.linear_weights(h, oh, align_corners, sh)
     w0, w1, lw0, lw1 = upsample.linear_weights(w, ow, align_corners, sw)
-    rows = ([a * w for a in h0], [a * w for a in h1], lh0, lh1)
-    return _step, (x.data, out.data, planes, h * w, oh, ow, rows, (w0, w1, lw0, lw1))
+    rows = ([a * ow for a in h0], [(b - a) * ow for a, b in zip(h0, h1)], lh0, lh1)
+    return _step, (x.data, out.data, planes, h, w, oh, ow, rows, (w0, w1, lw0, lw1), [0.0] * (h * ow))
 
 
 def _step(ctx):
-    x, o, planes, plane, oh, ow, rows, cols = ctx
-    r0s, r1s, a0s, a1s = rows
+    x, o, planes, h, w, oh, ow, rows, cols, t = ctx
+    r0s, ds, a0s, a1s = rows
     c0s, c1s, b0s, b1s = cols
     oi = 0
     base = 0
     for _ in range(planes):
-        for i in range(oh):
-            r0 = base + r0s[i]
-            r1 = base + r1s[i]
+        ti = 0
+        for _ in range(h):  # across: t[r, j] = b0 * x[r, c0] + b1 * x[r, c1]
+            for j in range(ow):
+                t[ti] = b0s[j] * x[base + c0s[j]] + b1s[j] * x[base + c1s[j]]
+                ti += 1
+            base += w
+        for i in range(oh):  # down: out[i, j] = a0 * t[r0, j] + a1 * t[r1, j]
             a0 = a0s[i]
             a1 = a1s[i]
-            for j in range(ow):
-                c0 = c0s[j]
-                c1 = c1s[j]
-                b0 = b0s[j]
-                b1 = b1s[j]
-                o[oi] = a0 * (b0 * x[r0 + c0] + b1 * x[r0 + c1]) + a1 * (b0 * x[r1 + c0] + b1 * x[r1 + c1])
+            d = ds[i]
+            p = r0s[i]
+            for q in range(p, p + ow):
+                o[oi] = a0 * t[q] + a1 * t[q + d]
                 oi += 1
-        base += plane
+    release(t)
