@@ -18,7 +18,6 @@ from mpy_et.errors import (
 )
 from mpy_et.flatbuf import FlatReader
 from mpy_et.kernels import resolve
-from mpy_et.stream import StreamPlan, streamed
 from mpy_et.tensor import Tensor
 
 _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
@@ -36,7 +35,7 @@ class Method:
         self.buffers = self._planned_buffers(r, plan, buffers, w)
         self.planned_bytes = sum(len(b) for b in self.buffers)
         self._views = {}
-        self._stream = StreamPlan() if program.file is not None else None
+        self._stream = _stream_plan() if program.file is not None else None
         self.stream_scratch_bytes = 0
         self._making = -1  # the value index _tensor is making (streamed constants)
         values = self._values(r, plan, w)
@@ -321,7 +320,7 @@ class Method:
                 else:
                     reads = stream.reads(args) if stream is not None else ()
                     if reads:
-                        step = streamed, (self.program.file, reads, step[0], step[1])
+                        step = stream.wrap(self.program.file, reads, step)
                     steps[j], ctxs[j] = step
                     j += 1
         del steps[j:], ctxs[j:]  # calls that needed no step (shrinks in place)
@@ -429,6 +428,13 @@ class Method:
         except Exception as e:
             k, name = self.step_ops()[i]
             raise MpyEtError(INTERNAL, "instruction %d (%s) failed: %s: %s" % (k, name, type(e).__name__, e))
+
+
+def _stream_plan():
+    # Imported only when a program is streamed: the module costs RAM otherwise.
+    from mpy_et.stream import StreamPlan
+
+    return StreamPlan()
 
 
 _LAZY = object()  # a tensor value not made yet

@@ -57,6 +57,10 @@ class StreamPlan:
                 out.append((self.uses[v][0], mv[off : off + n]))
         return tuple(out)
 
+    def wrap(self, f, reads, step):
+        """The (step, ctx) that reads `reads` from file f, then runs `step`."""
+        return streamed, (f, reads, step[0], step[1])
+
 
 def streamed(ctx):
     """Step: read this instruction's constants from the file, then run its kernel."""
