@@ -11,7 +11,8 @@ How the step is fast in plain bytecode:
 - accumulators are a preallocated list of Python floats (one output plane):
   double precision, no float32 rounding between terms;
 - 3x3 kernels (the common case, any stride and dilation) sum all nine taps in
-  one expression per output pixel; other kernel sizes walk the output plane
+  one expression per output pixel; kernels 2 to 5 taps wide sum each kernel
+  row in one expression (conv_rows.py); wider ones walk the output plane
   once per tap, weight hoisted;
 - a 1x1 kernel with stride 1 and no padding is a matrix product per group
   (loops.accumulate); other 1x1 kernels without padding read the input
@@ -22,6 +23,7 @@ arithmetic results). The lists live as long as the loaded method.
 
 from mpy_et import dtypes
 from portable_kernels import checks, conv_transposed
+from portable_kernels.conv_rows import conv_rows, fill_plane
 from portable_kernels.loops import accumulate, release
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
@@ -94,6 +96,8 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     if kh == 3 and kw == 3:
         taps = tuple(i * dh * wp + j * dw for i in range(3) for j in range(3))
         return _conv3x3, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + taps[1:]
+    if 2 <= kw <= 5 and not direct:
+        return conv_rows, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (kh, kw, dh * wp, dw)
     taps = tuple(i * dh * wp + j * dw for i in range(kh) for j in range(kw))
     return _conv, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (taps, direct)
 
@@ -113,15 +117,6 @@ def _conv1x1(ctx):
     release(acc)
 
 
-def _fill(x, xi, plane, p, h, w, wp):
-    """Copy one h x w input plane into the padded plane list at p (not a step)."""
-    for _ in range(h):
-        for q in range(p, p + w):
-            plane[q] = x[xi]
-            xi += 1
-        p += wp
-
-
 def _conv3x3(ctx):
     x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, t1, t2, t3, t4, t5, t6, t7, t8 = ctx
     hw = h * w
@@ -139,7 +134,7 @@ def _conv3x3(ctx):
             wi = oc * cpg * 9
             for _ in range(cpg):
                 if xi != filled:  # one input channel per group: reuse the plane
-                    _fill(x, xi, pl, p0, h, w, wp)
+                    fill_plane(x, xi, pl, p0, h, w, wp)
                     filled = xi
                 xi += hw
                 w0 = wt[wi]
@@ -199,7 +194,7 @@ def _conv(ctx):
                     base = xi
                 else:
                     if xi != filled:
-                        _fill(x, xi, pl, p0, h, w, wp)
+                        fill_plane(x, xi, pl, p0, h, w, wp)
                         filled = xi
                     src = pl
                     base = 0

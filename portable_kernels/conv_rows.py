@@ -1,0 +1,86 @@
+"""Convolution step for kernels 2 to 5 taps wide (aten::convolution.out):
+5x5, 10x4, 1-D kernels of 2 to 5 and the like. Each kernel row's taps are
+summed in one expression per output pixel, with the row's weights
+hoisted, so the accumulator list is read and written once per kernel row
+rather than once per tap. Same plane geometry and padding copy as
+op_convolution's other steps. Allocation in the step: boxed floats only.
+"""
+
+from portable_kernels.loops import release
+
+
+def fill_plane(x, xi, plane, p, h, w, wp):
+    """Copy one h x w input plane into the padded plane list at p (not a step)."""
+    for _ in range(h):
+        for q in range(p, p + w):
+            plane[q] = x[xi]
+            xi += 1
+        p += wp
+
+
+def conv_rows(ctx):
+    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, kh, kw, kstep, d1 = ctx
+    hw = h * w
+    gstride = cpg * hw
+    ohw = oh * ow
+    owsw = ow * sw
+    d2 = 2 * d1
+    d3 = 3 * d1
+    d4 = 4 * d1
+    filled = -1  # input offset of the plane in pl
+    oi = 0
+    for b in range(n):
+        for oc in range(oc_n):
+            bv = bias[oc] if bias is not None else 0.0
+            for j in range(ohw):
+                acc[j] = bv
+            xi = (b * groups + oc // opg) * gstride
+            wi = oc * cpg * kh * kw
+            for _ in range(cpg):
+                if xi != filled:  # one input channel per group: reuse the plane
+                    fill_plane(x, xi, pl, p0, h, w, wp)
+                    filled = xi
+                xi += hw
+                r0 = 0
+                for _ in range(kh):
+                    w0 = wt[wi]
+                    w1 = wt[wi + 1]
+                    j = 0
+                    r = r0
+                    if kw == 2:
+                        for _ in range(oh):
+                            for a in range(r, r + owsw, sw):
+                                acc[j] += w0 * pl[a] + w1 * pl[a + d1]
+                                j += 1
+                            r += rstep
+                    elif kw == 3:
+                        w2 = wt[wi + 2]
+                        for _ in range(oh):
+                            for a in range(r, r + owsw, sw):
+                                acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2]
+                                j += 1
+                            r += rstep
+                    elif kw == 4:
+                        w2 = wt[wi + 2]
+                        w3 = wt[wi + 3]
+                        for _ in range(oh):
+                            for a in range(r, r + owsw, sw):
+                                acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2] + w3 * pl[a + d3]
+                                j += 1
+                            r += rstep
+                    else:
+                        w2 = wt[wi + 2]
+                        w3 = wt[wi + 3]
+                        w4 = wt[wi + 4]
+                        for _ in range(oh):
+                            for a in range(r, r + owsw, sw):
+                                acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2] + w3 * pl[a + d3] + w4 * pl[a + d4]
+                                j += 1
+                            r += rstep
+                    wi += kw
+                    r0 += kstep
+            for j in range(ohw):
+                o[oi] = acc[j]
+                oi += 1
+    release(acc)
+    release(pl)
