@@ -2,8 +2,7 @@
 after) pairs starting from the last dim; negative pads crop. Any dtype.
 
 The step fills out with the value, then copies the kept block of x into
-its place, row by row (loops.run_rows, raw units as in strided.py). Does
-not allocate.
+its place (strided.block_copy: rows of raw units). Does not allocate.
 """
 
 from portable_kernels import checks, fill, loops, strided
@@ -41,26 +40,7 @@ def constant_pad_nd_out(x, pad, value, out):
         block.append(max(0, hi - lo))
         xoff += lo * xs[d]
         ooff += (lo + before[d]) * os[d]
-    if loops.numel(block) == 0:
+    copy = strided.block_copy(x, xoff, xs, out, ooff, os, block)
+    if copy is None:
         return filled
-    units = strided.units_of(x.dtype)
-    plan, n, sa, sb = loops.rows_plan(tuple(block) + (units,), [s * units for s in xs] + [1], [s * units for s in os] + [1])
-    src = strided.raw_view(x, xoff)[0]
-    dst = strided.raw_view(out, ooff)[0]
-    fill_step, fill_ctx = filled
-    return _pad, (fill_step, fill_ctx, loops.rows_ctx(_put_row, (src, dst, n, sa, sb), plan))
-
-
-def _pad(ctx):
-    fill_step, fill_ctx, rows = ctx
-    fill_step(fill_ctx)
-    loops.run_rows(rows)
-
-
-def _put_row(rctx, ia, ib, io):
-    """Row of the kept block: out[ib + k * sb] = x[ia + k * sa]."""
-    x, o, n, sa, sb = rctx
-    for _ in range(n):  # range() with a variable step would allocate
-        o[ib] = x[ia]
-        ia += sa
-        ib += sb
+    return strided.run_both, filled + copy

@@ -55,6 +55,7 @@ KERNELS = {
     "aten::repeat.out": ("portable_kernels.op_repeat", "repeat_out"),
     "aten::scalar_tensor.out": ("portable_kernels.op_scalar_tensor", "scalar_tensor_out"),
     "aten::select_copy.int_out": ("portable_kernels.op_select_copy", "select_copy_int_out"),
+    "aten::slice_scatter.out": ("portable_kernels.op_slice_scatter", "slice_scatter_out"),
     "aten::slice_copy.Tensor_out": ("portable_kernels.op_slice_copy", "slice_copy_tensor_out"),
     "aten::split_with_sizes_copy.out": ("portable_kernels.op_split_with_sizes_copy", "split_with_sizes_copy_out"),
     "aten::squeeze_copy.out": ("portable_kernels.op_squeeze_copy", "squeeze_copy_out"),

@@ -118,3 +118,31 @@ def copy_same(x, out, what):
     if x.numel != out.numel:
         checks.fail("%s: out is %s; expected %d elements like self %s" % (what, checks.shape_str(out), x.numel, checks.shape_str(x)))
     return loops.copy_all(x, out)
+
+
+def block_copy(x, xoff, xstrides, out, ooff, ostrides, sizes):
+    """(step, ctx) copying a block of `sizes` elements from x (at xoff, with
+    xstrides) into out (at ooff, with ostrides), both of one dtype; None when
+    the block is empty. Walks rows with loops.run_rows; does not allocate."""
+    if loops.numel(sizes) == 0:
+        return None
+    units = units_of(x.dtype)
+    plan, n, sa, sb = loops.rows_plan(tuple(sizes) + (units,), [s * units for s in xstrides] + [1], [s * units for s in ostrides] + [1])
+    rctx = (raw_view(x, xoff)[0], raw_view(out, ooff)[0], n, sa, sb)
+    return loops.run_rows, loops.rows_ctx(_put_row, rctx, plan)
+
+
+def _put_row(rctx, ia, ib, io):
+    """Row of a block copy: out[ib + k * sb] = x[ia + k * sa]."""
+    x, o, n, sa, sb = rctx
+    for _ in range(n):  # range() with a variable step would allocate
+        o[ib] = x[ia]
+        ia += sa
+        ib += sb
+
+
+def run_both(ctx):
+    """Step: two steps in order (e.g. fill, then copy a block over it)."""
+    step1, ctx1, step2, ctx2 = ctx
+    step1(ctx1)
+    step2(ctx2)

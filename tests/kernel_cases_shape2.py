@@ -65,6 +65,19 @@ def slice_select_cases():
     for dt in _DTYPES:
         t = _x(dt, 4, 6)
         c.append(Case("slice_copy %s" % _name(dt), "aten::slice_copy.Tensor_out", [t, 1, 1, 5, 2, Out((4, 2), dt)], noalloc=True))
+    for dim, a, e, st, xs in [
+        (1, 0, 2, 1, (3, 4)),
+        (1, 1, None, 2, (3, 5)),
+        (0, -2, None, 1, (4, 2)),
+        (-1, 3, 3, 1, (2, 4)),
+        (0, 0, 100, 1, (2, 3)),
+    ]:
+        t = rnd(*xs)
+        piece = t[(slice(None),) * (dim % 2) + (slice(a, e, st),)]
+        src = rnd(*piece.shape, seed=7)
+        args = [t, src, dim, a, e, st, Out(xs)]
+        c.append(Case("slice_scatter dim %d %s:%s:%d" % (dim, a, e, st), "aten::slice_scatter.out", args, noalloc=True))
+    c.append(Case("slice_scatter i64", "aten::slice_scatter.out", [_long(3, 4), _long(3, 2), 1, 2, 4, 1, Out((3, 4), I64)], noalloc=True))
     tall = rnd(70, 3)  # many rows: the element loop instead of byte ranges
     c.append(Case("slice_copy many rows", "aten::slice_copy.Tensor_out", [tall, 1, 1, 3, 1, Out((70, 2))], noalloc=True))
     c.append(Case("slice_copy many rows i64", "aten::slice_copy.Tensor_out", [_long(70, 3), 1, 0, 1, 1, Out((70, 1), I64)], noalloc=True))
@@ -321,6 +334,8 @@ def errors():
         ("aten::slice_copy.Tensor_out", "out shape", [x, 1, 0, 2, 1, Out((2, 3))], INVALID_ARGUMENT, "result has shape [2, 2]"),
         ("aten::slice_copy.Tensor_out", "dtype", [x, 1, 0, 2, 1, Out((2, 2), I32)], INVALID_TYPE, "dtype mismatch"),
         ("aten::slice_copy.Tensor_out", "0-dim", [torch.tensor(1.0), 0, 0, 1, 1, Out(())], INVALID_ARGUMENT, "0-dim"),
+        ("aten::slice_scatter.out", "src shape", [x, rnd(2, 2), 1, 0, 1, 1, Out((2, 3))], INVALID_ARGUMENT, "the slice of self"),
+        ("aten::slice_scatter.out", "dtype", [x, rnd(2, 1, dtype=I32), 1, 0, 1, 1, Out((2, 3))], INVALID_TYPE, "dtype mismatch"),
         ("aten::select_copy.int_out", "index out of range", [x, 1, 3, Out((2,))], INVALID_ARGUMENT, "index 3 is out of range"),
         ("aten::select_copy.int_out", "bad dim", [x, 2, 0, Out((2,))], INVALID_ARGUMENT, "out of range"),
         ("aten::expand_copy.out", "incompatible", [x, [2, 4], False, Out((2, 4))], INVALID_ARGUMENT, "cannot expand"),
