@@ -56,7 +56,7 @@ class Tokens(nn.Module):
 
 MODELS = {
     "decoder": (Decoder, lambda g: (torch.randn(1, 4, 3, 4, generator=g),)),
-    "recurrent": (Recurrent, lambda g: (torch.randn(2, 5, 3, generator=g),)),
+    "recurrent": (Recurrent, lambda g: (torch.randn(2, 3, 3, generator=g),)),
     "tokens": (Tokens, lambda g: (torch.randint(0, 12, (2, 5), generator=g),)),
 }
 
