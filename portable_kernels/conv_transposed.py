@@ -5,9 +5,10 @@ groups. Weight is (in_channels, out_channels / groups, kh, kw).
 The step scatters: for each output channel, every input plane of its group
 is added into an accumulator plane covering the uncropped output
 ((H - 1) * stride + dilation * (k - 1) + 1 + output_padding rows), one
-pass over the input per kernel tap with the weight hoisted; the padding is
-then cropped away while writing out. Accumulators are a preallocated list
-of Python floats. Allocation in the step: boxed floats only.
+pass over the input plane per kernel tap with the weight hoisted; the
+padding is then cropped away while writing out. Accumulators and the input
+plane being read are preallocated lists of Python floats (the plane is
+read once per tap: copying it boxes each float once). Allocation in the step: boxed floats only.
 """
 
 from portable_kernels import checks
@@ -51,12 +52,13 @@ def prepare(x, weight, bias, geometry, output_padding, groups, out, what):
     taps = tuple(i * dh * fw + j * dw for i in range(kh) for j in range(kw))
     bdata = bias.data if bias is not None else None
     geom = (n, groups, opg, c // groups, h, w, fw, sh * fw, sw, oh, ow, ph * fw + pw)
-    return _conv_transposed, (x.data, weight.data, bdata, out.data, [0.0] * (fh * fw), taps) + geom
+    return _conv_transposed, (x.data, weight.data, bdata, out.data, [0.0] * (fh * fw), [0.0] * (h * w), taps) + geom
 
 
 def _conv_transposed(ctx):
-    x, wt, bias, o, acc, taps, n, groups, opg, cpg, h, w, fw, rstep, sw, oh, ow, crop = ctx
+    x, wt, bias, o, acc, xp, taps, n, groups, opg, cpg, h, w, fw, rstep, sw, oh, ow, crop = ctx
     hw = h * w
+    filled = -1  # input offset of the plane held in xp
     ntaps = len(taps)
     nacc = len(acc)
     oi = 0
@@ -69,15 +71,19 @@ def _conv_transposed(ctx):
                 for icg in range(cpg):
                     ic = g * cpg + icg
                     xb = (b * groups * cpg + ic) * hw
+                    if xb != filled:  # the plane as Python floats: read taps times, boxed once
+                        for j in range(hw):
+                            xp[j] = x[xb + j]
+                        filled = xb
                     wi = (ic * opg + ocg) * ntaps
                     for t in range(ntaps):
                         wv = wt[wi + t]
                         r = taps[t]
-                        xi = xb
+                        xi = 0
                         for _ in range(h):
                             q = r
                             for xj in range(xi, xi + w):
-                                acc[q] += wv * x[xj]
+                                acc[q] += wv * xp[xj]
                                 q += sw
                             xi += w
                             r += rstep
@@ -88,3 +94,4 @@ def _conv_transposed(ctx):
                         oi += 1
                     r += fw
     release(acc)
+    release(xp)
