@@ -35,6 +35,9 @@ def export(
     preserve_inputs=False,
     pin=None,
     fold_batch_norm=True,
+    quantize=None,
+    calibration=None,
+    report=None,
 ):
     """Export a model to an ExecuTorch-compatible .pte.
 
@@ -56,6 +59,12 @@ def export(
         fold_batch_norm: fold inference batch norms into the convolution or
             linear layer before them (host_tools.fold_batch_norm); False
             keeps them as _native_batch_norm_legit_no_training kernel calls.
+        quantize: "int8": post-training quantization (host_tools/quantize.py:
+            PT2E with our Quantizer, fused into mpy_et_quant operators); the
+            model may also be a GraphModule the user converted with PT2E.
+        calibration: with quantize, a list of input tuples for the observers.
+        report: with quantize, a dict filled with "fused" (the int8 operators)
+            and "float_ops" (ops that stay float, with their source lines).
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -65,11 +74,17 @@ def export(
             arguments (e.g. a dtype it cannot do).
     """
     supported = supported_ops()
-    ep = capture(model, example_inputs)
-    if fold_batch_norm:
-        fold_bn(ep)
+    lower_fn = lower
+    if quantize is not None:
+        from host_tools.quantize import capture_quantized
+
+        ep, lower_fn = capture_quantized(model, example_inputs, quantize, calibration, report)
+    else:
+        ep = capture(model, example_inputs)
+        if fold_batch_norm:
+            fold_bn(ep)
     max_pool_without_indices(ep, supported)
-    ir = lower(ep, supported)
+    ir = lower_fn(ep, supported)
     memory_plan.plan(ir, alignment, preserve_inputs, pin)
     data = serialize(ir, method_name, alignment, segment_alignment)
     _check_loads(data, ir, method_name)

@@ -72,4 +72,15 @@ KERNELS = {
     "aten::upsample_nearest2d.vec_out": ("portable_kernels.op_upsample_nearest2d", "upsample_nearest2d_vec_out"),
     "dim_order_ops::_clone_dim_order.out": ("portable_kernels.op_clone_dim_order", "clone_dim_order_out"),
     "dim_order_ops::_to_dim_order_copy.out": ("portable_kernels.op_to_dim_order_copy", "to_dim_order_copy_out"),
+    # int8 operators of mpy_et's own namespace (issue 9): portable_kernels/q_<name>.py
+    "mpy_et_quant::add.out": ("portable_kernels.q_add", "add_out"),
+    "mpy_et_quant::avg_pool2d.out": ("portable_kernels.q_avg_pool2d", "avg_pool2d_out"),
+    "mpy_et_quant::clamp.out": ("portable_kernels.q_clamp", "clamp_out"),
+    "mpy_et_quant::conv1d.out": ("portable_kernels.q_conv1d", "conv1d_out"),
+    "mpy_et_quant::conv2d.out": ("portable_kernels.q_conv2d", "conv2d_out"),
+    "mpy_et_quant::dequantize_per_tensor.out": ("portable_kernels.q_dequantize_per_tensor", "dequantize_per_tensor_out"),
+    "mpy_et_quant::linear.out": ("portable_kernels.q_linear", "linear_out"),
+    "mpy_et_quant::max_pool2d.out": ("portable_kernels.q_max_pool2d", "max_pool2d_out"),
+    "mpy_et_quant::mul.out": ("portable_kernels.q_mul", "mul_out"),
+    "mpy_et_quant::quantize_per_tensor.out": ("portable_kernels.q_quantize_per_tensor", "quantize_per_tensor_out"),
 }

@@ -1,0 +1,199 @@
+"""Post-training int8 quantization with PyTorch's PT2E flow and a Quantizer of ours.
+
+Convention (CMSIS-NN / TFLite Micro / ExecuTorch's Cortex-M backend):
+activations int8 per-tensor affine [-128, 127], weights int8 per-channel
+symmetric [-127, 127] (axis 0), bias int32 (scale = input scale x weight
+scale; quantized in host_tools/quant_lower.py from the float bias).
+
+    gm = quantize_pt2e_int8(model, example_inputs, calibration)
+
+returns PyTorch's converted graph (quantize/dequantize around float ops), the
+"reference" of PT2E; host_tools/quant_lower.py fuses it into mpy_et_quant
+operators. A user who quantized with PT2E already can pass their converted
+module to host_tools.export(..., quantize="int8") with calibration=None.
+"""
+
+import torch
+
+_aten = torch.ops.aten
+
+# Ops whose int8 output keeps the input's scale and zero point (exact on int8).
+SAME_SCALE = {
+    _aten.max_pool2d.default,
+    _aten.flatten.using_ints,
+    _aten.view.default,
+    _aten.reshape.default,
+    _aten.permute.default,
+    _aten.squeeze.dim,
+    _aten.unsqueeze.default,
+    _aten.relu.default,
+    _aten.relu_.default,
+}
+# Weighted ops: input, weight (per channel), float bias left to quant_lower.
+WEIGHTED = {_aten.conv2d.default, _aten.conv1d.default, _aten.linear.default}
+# Ops with their own output scale.
+RESCALE = {
+    _aten.add.Tensor,
+    _aten.mul.Tensor,
+    _aten.avg_pool2d.default,
+    _aten.adaptive_avg_pool2d.default,
+    _aten.mean.dim,
+    _aten.cat.default,
+}
+# Clamps folded into the producer's output (relu, relu6).
+CLAMPS = {_aten.relu.default, _aten.relu_.default, _aten.relu6.default, _aten.hardtanh.default, _aten.hardtanh_.default}
+
+
+def _specs():
+    from torchao.quantization.pt2e.observer import MinMaxObserver, PerChannelMinMaxObserver
+    from torchao.quantization.pt2e.quantizer import QuantizationSpec
+
+    act = QuantizationSpec(
+        dtype=torch.int8,
+        quant_min=-128,
+        quant_max=127,
+        qscheme=torch.per_tensor_affine,
+        is_dynamic=False,
+        observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2**-12),
+    )
+    weight = QuantizationSpec(
+        dtype=torch.int8,
+        quant_min=-127,
+        quant_max=127,
+        qscheme=torch.per_channel_symmetric,
+        ch_axis=0,
+        is_dynamic=False,
+        observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2**-12),
+    )
+    return act, weight
+
+
+def _is_clamp(node):
+    """relu / relu6 (hardtanh(0, 6)): clamps an int8 producer can apply itself."""
+    if node.op != "call_function" or node.target not in CLAMPS:
+        return False
+    if node.target in (_aten.hardtanh.default, _aten.hardtanh_.default):
+        lo = node.args[1] if len(node.args) > 1 else -1.0
+        return lo == 0.0
+    return True
+
+
+def _float_tensor(n):
+    val = n.meta.get("val") if isinstance(n, torch.fx.Node) else None
+    return val is not None and getattr(val, "dtype", None) == torch.float32
+
+
+def make_quantizer():
+    """Our PT2E Quantizer (a torchao.quantization.pt2e Quantizer subclass)."""
+    from torchao.quantization.pt2e.quantizer import QuantizationAnnotation, Quantizer, SharedQuantizationSpec
+
+    act, weight = _specs()
+
+    class MpyEtInt8Quantizer(Quantizer):
+        """Annotates conv/linear (+ relu/relu6), add, mul, pools, mean, cat and
+        same-scale shape ops; everything else stays float."""
+
+        def annotate(self, model):
+            for node in model.graph.nodes:
+                if node.op != "call_function" or "quantization_annotation" in node.meta:
+                    continue
+                t = node.target
+                if t in WEIGHTED:
+                    qmap = {node.args[0]: act, node.args[1]: weight}
+                    users = list(node.users)
+                    out_node = node
+                    if len(users) == 1 and _is_clamp(users[0]):
+                        out_node = users[0]
+                        out_node.meta["quantization_annotation"] = QuantizationAnnotation(output_qspec=act, _annotated=True)
+                        node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=qmap, _annotated=True)
+                    else:
+                        node.meta["quantization_annotation"] = QuantizationAnnotation(
+                            input_qspec_map=qmap, output_qspec=act, _annotated=True
+                        )
+                elif t in (_aten.add.Tensor, _aten.mul.Tensor):
+                    if not all(_float_tensor(a) for a in node.args[:2]):
+                        continue
+                    qmap = {a: act for a in node.args[:2]}
+                    users = list(node.users)
+                    if t is _aten.add.Tensor and len(users) == 1 and _is_clamp(users[0]):
+                        users[0].meta["quantization_annotation"] = QuantizationAnnotation(output_qspec=act, _annotated=True)
+                        node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=qmap, _annotated=True)
+                    else:
+                        node.meta["quantization_annotation"] = QuantizationAnnotation(
+                            input_qspec_map=qmap, output_qspec=act, _annotated=True
+                        )
+                elif t in RESCALE:
+                    inputs = node.args[0] if t is _aten.cat.default else [node.args[0]]
+                    qmap = {a: act for a in inputs}
+                    node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=qmap, output_qspec=act, _annotated=True)
+                elif t in SAME_SCALE or _is_clamp(node):
+                    src = node.args[0]
+                    if not _float_tensor(src):
+                        continue
+                    node.meta["quantization_annotation"] = QuantizationAnnotation(
+                        input_qspec_map={src: act}, output_qspec=SharedQuantizationSpec((src, node)), _annotated=True
+                    )
+            return model
+
+        def validate(self, model):
+            pass
+
+    return MpyEtInt8Quantizer()
+
+
+def quantize_pt2e_int8(model, example_inputs, calibration):
+    """PT2E post-training quantization with our Quantizer.
+
+    Args:
+        model: torch.nn.Module (float).
+        example_inputs: tuple of tensors.
+        calibration: list of input tuples run through the observers (the
+            example inputs are used when it is empty or None).
+    Returns:
+        the converted torch.fx.GraphModule (quantize/dequantize + float ops).
+    """
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    if isinstance(model, torch.nn.Module):
+        model = model.eval()
+    gm = torch.export.export(model, tuple(example_inputs)).module()
+    prepared = prepare_pt2e(gm, make_quantizer())
+    with torch.no_grad():
+        for batch in calibration or [example_inputs]:
+            prepared(*(batch if isinstance(batch, (tuple, list)) else (batch,)))
+    return convert_pt2e(prepared, fold_quantize=True)
+
+
+def _is_converted(model):
+    """A GraphModule PT2E already converted (quantize/dequantize nodes in it)."""
+    if not isinstance(model, torch.fx.GraphModule):
+        return False
+    return any(n.op == "call_function" and "quantized_decomposed" in str(n.target) for n in model.graph.nodes)
+
+
+def capture_quantized(model, example_inputs, quantize, calibration, report=None):
+    """The fused int8 ExportedProgram of a model and the lowering to use.
+
+    Args:
+        model: a float nn.Module, or a GraphModule converted with PT2E
+            (convert_pt2e) by the user's own quantizer.
+        example_inputs: tuple of tensors.
+        quantize: "int8".
+        calibration: list of input tuples (ignored for a converted module).
+        report: a dict to fill with "fused" (fused op names, in order) and
+            "float_ops" ([(op, where)]: ops that stay float).
+    Returns:
+        (ExportedProgram, lower function).
+    """
+    from host_tools import quant_lower
+
+    if quantize != "int8":
+        raise ValueError("quantize must be 'int8', got %r" % (quantize,))
+    converted = model if _is_converted(model) else quantize_pt2e_int8(model, example_inputs, calibration)
+    gm, fused = quant_lower.fuse(converted, tuple(example_inputs))
+    ep = torch.export.export(gm, tuple(example_inputs)).run_decompositions()
+    if report is not None:
+        report["fused"] = fused
+        report["float_ops"] = quant_lower.float_ops(ep)
+        report["reference"] = gm
+    return ep, quant_lower.lower_quantized
