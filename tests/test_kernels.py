@@ -15,10 +15,10 @@ import pytest
 from host_tools.targets import run_code
 from mpy_et.kernels import resolve
 from portable_kernels.registry import KERNELS
-from tests import kernel_cases, kernel_cases_elementwise, kernel_cases_layers, kernel_cases_nn, kernel_cases_shape, kernel_cases_shape2
+from tests import kernel_cases, kernel_cases_elementwise, kernel_cases_layers, kernel_cases_nn, kernel_cases_resample, kernel_cases_shape, kernel_cases_shape2
 from tests.device import kernel_runner
 
-CASES = kernel_cases.build(kernel_cases_elementwise.cases() + kernel_cases_nn.cases() + kernel_cases_shape.cases() + kernel_cases_layers.cases() + kernel_cases_shape2.cases())
+CASES = kernel_cases.build(kernel_cases_elementwise.cases() + kernel_cases_nn.cases() + kernel_cases_shape.cases() + kernel_cases_layers.cases() + kernel_cases_resample.cases() + kernel_cases_shape2.cases())
 LINES, BLOB = kernel_cases.serialize(CASES)
 DECODED = [json.loads(line) for line in LINES.decode().splitlines()]
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "kernel_runner.py")
