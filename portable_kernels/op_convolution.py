@@ -15,16 +15,16 @@ How the step is fast in plain bytecode:
   row in one expression (conv_rows.py); wider ones walk the output plane
   once per tap, weight hoisted;
 - a 1x1 kernel with stride 1 and no padding is a matrix product per group
-  (loops.accumulate); other 1x1 kernels without padding read the input
-  directly (no plane copy).
+  over tiles of the input (conv_pointwise.py); other 1x1 kernels without
+  padding read the input directly (no plane copy).
 Allocation in the step: boxed floats only (reads of float32 elements and
 arithmetic results). The lists live as long as the loaded method.
 """
 
 from mpy_et import dtypes
-from portable_kernels import checks, conv_transposed
+from portable_kernels import checks, conv_pointwise, conv_transposed
 from portable_kernels.conv_rows import conv_rows, fill_plane
-from portable_kernels.loops import accumulate, release
+from portable_kernels.loops import release
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -88,7 +88,7 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     bdata = bias.data if bias is not None else None
     direct = kh == 1 and kw == 1 and ph == 0 and pw == 0
     if direct and sh == 1 and sw == 1:
-        return _conv1x1, (x.data, weight.data, bdata, out.data, [0.0] * (h * w), n, oc, groups, oc // groups, cpg, h * w)
+        return conv_pointwise.prepare(x, weight, bias, out, n, oc, groups, cpg, h * w)
     # geometry in the padded plane: wp wide, the input starts at ph * wp + pw
     geom = (n, groups, oc // groups, cpg, h, w, wp, ph * wp + pw, oh, ow, sh * wp, sw)
     acc = [0.0] * (oh * ow)
@@ -100,21 +100,6 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
         return conv_rows, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (kh, kw, dh * wp, dw)
     taps = tuple(i * dh * wp + j * dw for i in range(kh) for j in range(kw))
     return _conv, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (taps, direct)
-
-
-def _conv1x1(ctx):
-    x, wt, bias, o, acc, n, oc_n, groups, opg, cpg, hw = ctx
-    oi = 0
-    for b in range(n):
-        for oc in range(oc_n):
-            bv = bias[oc] if bias is not None else 0.0
-            for j in range(hw):
-                acc[j] = bv
-            accumulate(wt, oc * cpg, x, (b * groups + oc // opg) * cpg * hw, cpg, hw, acc)
-            for j in range(hw):
-                o[oi] = acc[j]
-                oi += 1
-    release(acc)
 
 
 def _conv3x3(ctx):
