@@ -63,20 +63,29 @@ def cmd_export(args):
     from host_tools.inspect_pte import summary
 
     model, inputs = load_model_file(args.model)
-    data = _export(export, model, inputs, args.output, args.model)
+    quant = {}
+    if getattr(args, "quantize", None):
+        from host_tools.quantize import cli_options
+
+        quant = cli_options(args.quantize, args.calibration, inputs, CliError)
+    data = _export(export, model, inputs, args.output, args.model, **quant)
     with torch.no_grad():
         expected = model(*inputs)
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     torch.save({"inputs": list(inputs), "outputs": expected}, reference_path(args.output))
     print("wrote %s (%d bytes)" % (args.output, len(data)))
+    if quant:
+        from host_tools.quantize import report_lines
+
+        print("\n".join(report_lines(quant["report"])))
     print(summary(data))
 
 
-def _export(export, model, inputs, path, source):
+def _export(export, model, inputs, path, source, **kw):
     from host_tools.lower import UnsupportedOps
 
     try:
-        return export(model, inputs, path)
+        return export(model, inputs, path, **kw)
     except UnsupportedOps as e:
         raise CliError("cannot export %s: %s" % (source, e)) from e
 
@@ -242,6 +251,8 @@ def _parser():
     e = sub.add_parser("export", help="export a model file to .pte")
     e.add_argument("model", help="Python file defining `model` and `example_inputs`")
     e.add_argument("-o", "--output", default="model.pte")
+    e.add_argument("--quantize", choices=["int8"], help="post-training quantization (int8: host_tools/quantize.py)")
+    e.add_argument("--calibration", help="with --quantize: a torch.save'd list of input tuples (or tensors) for calibration")
     e.set_defaults(fn=cmd_export)
     r = sub.add_parser("run", help="run a .pte on a target and compare with PyTorch")
     r.add_argument("pte")

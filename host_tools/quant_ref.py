@@ -12,7 +12,8 @@ Requantization (TFLite Micro's multiplier + shift, 15-bit multiplier so the
 
     out = clamp(zp + floor((clamp(acc, -L, L) * M + 2**(s-1)) / 2**s), lo, hi)
 
-with M in [2**14, 2**15] (M = 0 for a negligible scale), 15 <= s <= 44 and L
+with M in [2**14, 2**15] (M = 0 for a negligible scale; up to 2**22 when
+s = 15, a multiplier >= 1), 15 <= s <= 44 and L
 the accumulator beyond which the output saturates anyway (so the pre-clamp
 never changes a result). Devices evaluate it as
     s <= 21: (a*M + 2**(s-1)) >> s                       (|a*M| < 2**29)
@@ -53,6 +54,7 @@ def requant_params(real):
         m = int(round(real * 2**s))
     if s > 44:
         return 0, 44, 0
+    m = min(m, 2**22)  # real >= 128: any non-zero accumulator saturates either way
     lim = min(2**29, -(-257 * 2**s // m))
     return m, s, lim
 

@@ -197,3 +197,46 @@ def capture_quantized(model, example_inputs, quantize, calibration, report=None)
         report["float_ops"] = quant_lower.float_ops(ep)
         report["reference"] = gm
     return ep, quant_lower.lower_quantized
+
+
+def cli_options(quantize, calibration_path, example_inputs, error):
+    """export() keywords for `mpy-et export --quantize int8 --calibration FILE`.
+
+    The file holds a torch.save'd list of input tuples (or of tensors, for a
+    one-input model); without it the example inputs calibrate.
+    """
+    calibration = None
+    if calibration_path:
+        import os
+
+        if not os.path.isfile(calibration_path):
+            raise error("calibration file %s: no such file" % calibration_path)
+        try:
+            data = torch.load(calibration_path)
+        except Exception as e:
+            raise error("calibration file %s cannot be read with torch.load: %s" % (calibration_path, e)) from e
+        if not isinstance(data, (list, tuple)) or not data:
+            raise error("calibration file %s must hold a non-empty list of input tuples, got %s" % (calibration_path, type(data).__name__))
+        calibration = [tuple(b) if isinstance(b, (list, tuple)) else (b,) for b in data]
+        for i, batch in enumerate(calibration):
+            if len(batch) != len(example_inputs) or any(not isinstance(t, torch.Tensor) for t in batch):
+                raise error(
+                    "calibration file %s: entry %d must be %d tensor(s) like the example inputs"
+                    % (calibration_path, i, len(example_inputs))
+                )
+    return {"quantize": quantize, "calibration": calibration, "report": {}}
+
+
+def report_lines(report):
+    """The export report of a quantized program: int8 operators, float ones."""
+    from collections import Counter
+
+    counts = Counter(report.get("fused", []))
+    lines = ["int8 operators: " + ", ".join("%s x%d" % (k, v) for k, v in sorted(counts.items()))]
+    floats = report.get("float_ops", [])
+    if floats:
+        lines.append("stay float (between quantize/dequantize): %d" % len(floats))
+        lines += ["  %s in %s" % (name, where) for name, where in floats]
+    else:
+        lines.append("stay float: none")
+    return lines

@@ -42,8 +42,14 @@ def scalar_params(m, s, lim, what):
     for v, name in ((m, "multiplier"), (s, "shift"), (lim, "limit")):
         if not isinstance(v, int) or isinstance(v, bool):
             checks.fail("%s: %s must be an int, got %r" % (what, name, v))
-    if not (0 <= m <= 1 << 15 and 15 <= s <= 44 and 0 <= lim <= 1 << 29):
-        checks.fail("%s: requantization (multiplier %d, shift %d, limit %d) outside 0..2**15, 15..44, 0..2**29" % (what, m, s, lim))
+    # a multiplier above 2**15 only with the direct evaluation (|acc * M| stays < 2**30 by the limit)
+    if not (
+        0 <= m <= (1 << 15 if s >= SPLIT_FROM else 1 << 22)
+        and 15 <= s <= 44
+        and 0 <= lim <= 1 << 29
+        and (s >= SPLIT_FROM or lim * m < 1 << 30)
+    ):
+        checks.fail("%s: requantization (multiplier %d, shift %d, limit %d) outside its 32-bit-safe ranges" % (what, m, s, lim))
 
 
 def zero_point(v, what):

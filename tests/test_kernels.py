@@ -15,10 +15,19 @@ import pytest
 from host_tools.targets import run_code
 from mpy_et.kernels import resolve
 from portable_kernels.registry import KERNELS
-from tests import kernel_cases, kernel_cases_elementwise, kernel_cases_layers, kernel_cases_nn, kernel_cases_resample, kernel_cases_shape, kernel_cases_shape2
+from tests import (
+    kernel_cases,
+    kernel_cases_elementwise,
+    kernel_cases_layers,
+    kernel_cases_nn,
+    kernel_cases_quant,
+    kernel_cases_resample,
+    kernel_cases_shape,
+    kernel_cases_shape2,
+)
 from tests.device import kernel_runner
 
-CASES = kernel_cases.build(kernel_cases_elementwise.cases() + kernel_cases_nn.cases() + kernel_cases_shape.cases() + kernel_cases_layers.cases() + kernel_cases_resample.cases() + kernel_cases_shape2.cases())
+CASES = kernel_cases.build(kernel_cases_elementwise.cases() + kernel_cases_nn.cases() + kernel_cases_shape.cases() + kernel_cases_layers.cases() + kernel_cases_resample.cases() + kernel_cases_shape2.cases() + kernel_cases_quant.cases())
 LINES, BLOB = kernel_cases.serialize(CASES)
 DECODED = [json.loads(line) for line in LINES.decode().splitlines()]
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "kernel_runner.py")
@@ -29,11 +38,16 @@ def test_kernel_cpython(case):
     kernel_runner.run_case(case, bytearray(BLOB))
 
 
+# aten::NAME (and dim_order_ops::) live in op_NAME.py; mpy_et's own int8
+# operators, mpy_et_quant::NAME, in q_NAME.py.
+_MODULE_PREFIX = {"mpy_et_quant": "portable_kernels.q_"}
+
+
 def test_registry_resolves_every_kernel_by_convention():
     found = resolve(list(KERNELS), {})
     for key, (module, function) in KERNELS.items():
         name, overload = key.split("::")[1].split(".")
-        assert module == "portable_kernels.op_" + name.lstrip("_"), key
+        assert module == _MODULE_PREFIX.get(key.split("::")[0], "portable_kernels.op_") + name.lstrip("_"), key
         want = name.lstrip("_") + "_" + ("out" if overload == "out" else overload.lower())
         assert function == want, (key, function, want)
         assert found[key].__name__ == function, key

@@ -1,0 +1,175 @@
+"""Cases for the int8 kernels of the mpy_et_quant namespace.
+
+Expected outputs come from the host integer reference (host_tools/quant_ref.py,
+registered as torch.ops.mpy_et_quant.*.out by host_tools/quant_ops.py); every
+case must match it exactly (atol 0) and runs its step under heap_lock. On
+ports with a native emitter (unix, the emulated board) the conv/linear cases
+take the viper path, elsewhere the pure-Python reference.
+"""
+
+import torch
+
+import host_tools.quant_ops  # noqa: F401 (registers torch.ops.mpy_et_quant)
+from host_tools import quant_ref
+from mpy_et.errors import INVALID_ARGUMENT, INVALID_TYPE
+from tests.kernel_cases import Case, Out
+
+I8, I32 = torch.int8, torch.int32
+
+
+def q(*shape, seed, lo=-128, hi=127):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(lo, hi + 1, shape, generator=g, dtype=torch.int64).to(I8)
+
+
+def requant(n, seed, lo_exp=-12, hi_exp=1):
+    """Per-channel multipliers spanning both device evaluations (shift <= 21 and >= 22)."""
+    g = torch.Generator().manual_seed(seed)
+    reals = 2.0 ** (lo_exp + (hi_exp - lo_exp) * torch.rand(n, generator=g, dtype=torch.float64))
+    return quant_ref.requant_table(reals)
+
+
+def bias(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(-3000, 3000, (n,), generator=g).to(I32)
+
+
+def _c(name, op, args):
+    return Case(name, "mpy_et_quant::%s.out" % op, args, atol=0, rtol=0, noalloc=True)
+
+
+def conv_cases():
+    # (name, x, weight, stride, padding, dilation, groups, x_zp, out_zp, lo, hi)
+    configs = [
+        ("3x3 pad 1", (1, 3, 6, 5), (4, 3, 3, 3), [1, 1], [1, 1], [1, 1], 1, -3, 5, -128, 127),
+        ("depthwise 3x3 stride 2 pad 1 relu", (1, 4, 7, 6), (4, 1, 3, 3), [2, 2], [1, 1], [1, 1], 4, 10, -20, -20, 127),
+        ("pointwise 1x1 batch 2", (2, 6, 3, 4), (5, 6, 1, 1), [1, 1], [0, 0], [1, 1], 1, -128, 0, -128, 127),
+        ("3x2 dilation 2 groups 2 stride 2x1", (1, 4, 7, 7), (6, 2, 3, 2), [2, 1], [2, 1], [2, 2], 2, 7, -1, -1, 60),
+        ("5x5 (25 taps, unrolled dot + tail)", (1, 1, 6, 6), (3, 1, 5, 5), [1, 1], [2, 2], [1, 1], 1, 0, 3, -128, 127),
+    ]
+    cases = []
+    for i, (name, xs, ws, s, p, d, g, zx, zo, lo, hi) in enumerate(configs):
+        w = q(*ws, seed=100 + i, lo=-127)
+        args = [q(*xs, seed=200 + i), w, bias(ws[0], 300 + i), requant(ws[0], 400 + i), s, p, d, g, zx, zo, lo, hi]
+        out = host_tools.quant_ops.output_shape("conv2d", args)
+        cases.append(_c("q conv2d " + name, "conv2d", args + [Out(out, I8)]))
+    w = q(4, 3, 3, seed=500, lo=-127)
+    args = [q(2, 3, 9, seed=501), w, bias(4, 502), requant(4, 503), [2], [1], [1], 1, -5, 2, -128, 127]
+    cases.append(_c("q conv1d k3 stride 2 pad 1", "conv1d", args + [Out((2, 4, 5), I8)]))
+    x, w, b, rq = q(1, 2, 5, 5, seed=1), q(3, 2, 3, 3, seed=2, lo=-127), bias(3, 3), requant(3, 4)
+    cases += [
+        Case(
+            "q conv2d error float input",
+            "mpy_et_quant::conv2d.out",
+            [x.float(), w, b, rq, [1, 1], [0, 0], [1, 1], 1, 0, 0, -128, 127, Out((1, 3, 3, 3), I8)],
+            error=(INVALID_TYPE, "input"),
+        ),
+        Case(
+            "q conv2d error requant shape",
+            "mpy_et_quant::conv2d.out",
+            [x, w, b, rq[:2], [1, 1], [0, 0], [1, 1], 1, 0, 0, -128, 127, Out((1, 3, 3, 3), I8)],
+            error=(INVALID_ARGUMENT, "requant must be int32[3, 3]"),
+        ),
+        Case(
+            "q conv1d error 4-D input",
+            "mpy_et_quant::conv1d.out",
+            [x, w, b, rq, [1], [0], [1], 1, 0, 0, -128, 127, Out((1, 3, 3, 3), I8)],
+            error=(INVALID_ARGUMENT, "(N, C, L)"),
+        ),
+    ]
+    return cases
+
+
+def linear_cases():
+    cases = []
+    for i, (xs, o, zx, zo) in enumerate((((3, 20), 7, -4, 9), ((2, 2, 8), 5, 127, -128))):
+        k = xs[-1]
+        args = [q(*xs, seed=600 + i), q(o, k, seed=610 + i, lo=-127), bias(o, 620 + i), requant(o, 630 + i), zx, zo, -128, 127]
+        cases.append(_c("q linear %s x %d" % (list(xs), o), "linear", args + [Out(xs[:-1] + (o,), I8)]))
+    args = [q(3, 20, seed=1), q(7, 19, seed=2), bias(7, 3), requant(7, 4), 0, 0, -128, 127, Out((3, 7), I8)]
+    cases.append(Case("q linear error shapes", "mpy_et_quant::linear.out", args, error=(INVALID_ARGUMENT, "do not fit")))
+    return cases
+
+
+def elementwise_cases():
+    a, b = q(2, 3, 5, seed=700), q(2, 3, 5, seed=701)
+    m, s, lim = quant_ref.requant_params(0.37 / 2**14)
+    m2, s2, lim2 = quant_ref.requant_params(0.0031)
+    cases = [
+        _c("q add", "add", [a, b, 3, 16384, -7, 9000, m, s, lim, 4, -128, 127, Out((2, 3, 5), I8)]),
+        _c("q add relu", "add", [a, b, -128, 12000, 0, 16384, m, s, lim, -10, -10, 127, Out((2, 3, 5), I8)]),
+        _c("q mul", "mul", [a, b, 5, -2, m2, s2, lim2, 1, -128, 127, Out((2, 3, 5), I8)]),
+        _c("q clamp", "clamp", [a, -5, 40, Out((2, 3, 5), I8)]),
+        Case(
+            "q add error shapes",
+            "mpy_et_quant::add.out",
+            [a, b[:1], 0, 1, 0, 1, m, s, lim, 0, -128, 127, Out((2, 3, 5), I8)],
+            error=(INVALID_ARGUMENT, "shapes differ"),
+        ),
+        Case(
+            "q mul error shift",
+            "mpy_et_quant::mul.out",
+            [a, b, 0, 0, 1, 50, 1, 0, -128, 127, Out((2, 3, 5), I8)],
+            error=(INVALID_ARGUMENT, "32-bit-safe"),
+        ),
+        Case(
+            "q clamp error min > max", "mpy_et_quant::clamp.out", [a, 5, 4, Out((2, 3, 5), I8)], error=(INVALID_ARGUMENT, "min 5 > max 4")
+        ),
+    ]
+    return cases
+
+
+def pool_cases():
+    x = q(1, 3, 7, 6, seed=800)
+    m, s, lim = quant_ref.requant_params(0.9 / 4)
+    mg, sg, limg = quant_ref.requant_params(1.3 / 42)
+    return [
+        _c("q max_pool2d 2x2", "max_pool2d", [x, [2, 2], [2, 2], [0, 0], [1, 1], Out((1, 3, 3, 3), I8)]),
+        _c("q max_pool2d 3x3 stride 2 pad 1 dilation 1x2", "max_pool2d", [x, [3, 3], [2, 2], [1, 1], [1, 2], Out((1, 3, 4, 2), I8)]),
+        _c("q avg_pool2d 2x2", "avg_pool2d", [x, [2, 2], [2, 2], -6, m, s, lim, 3, Out((1, 3, 3, 3), I8)]),
+        _c("q avg_pool2d global", "avg_pool2d", [x, [7, 6], [7, 6], 11, mg, sg, limg, -2, Out((1, 3, 1, 1), I8)]),
+        Case(
+            "q max_pool2d error padding",
+            "mpy_et_quant::max_pool2d.out",
+            [x, [2, 2], [2, 2], [2, 2], [1, 1], Out((1, 3, 5, 5), I8)],
+            error=(INVALID_ARGUMENT, "padding"),
+        ),
+        Case(
+            "q avg_pool2d error float",
+            "mpy_et_quant::avg_pool2d.out",
+            [x.float(), [2, 2], [2, 2], 0, m, s, lim, 0, Out((1, 3, 3, 3), I8)],
+            error=(INVALID_TYPE, "input"),
+        ),
+    ]
+
+
+def boundary_cases():
+    g = torch.Generator().manual_seed(900)
+    x = torch.cat([torch.randn(40, generator=g) * 3, torch.tensor([0.0, -0.0, float("inf"), float("-inf"), 1e-30, -1e-30, 1e30, -1e30])])
+    x = torch.cat([x, torch.linspace(-2.0, 2.0, 72)])  # values near rounding boundaries of scale 1/32
+    scale, zp = 1.0 / 32, -7
+    th = quant_ref.quantize_thresholds(scale, zp)
+    th_narrow = quant_ref.quantize_thresholds(0.013, 20, -127, 127)
+    table = quant_ref.dequantize_table(0.0123, -5)
+    qx = q(3, 50, seed=901)
+    return [
+        _c("q quantize_per_tensor", "quantize_per_tensor", [x, th, scale, zp, -128, 127, Out((120,), I8)]),
+        _c("q quantize_per_tensor -127..127", "quantize_per_tensor", [x.reshape(4, 30), th_narrow, 0.013, 20, -127, 127, Out((4, 30), I8)]),
+        _c("q dequantize_per_tensor", "dequantize_per_tensor", [qx, table, 0.0123, -5, Out((3, 50), torch.float32)]),
+        Case(
+            "q quantize error thresholds",
+            "mpy_et_quant::quantize_per_tensor.out",
+            [x, th[:10], scale, zp, -128, 127, Out((120,), I8)],
+            error=(INVALID_ARGUMENT, "thresholds must be int32[255, 2]"),
+        ),
+        Case(
+            "q dequantize error table",
+            "mpy_et_quant::dequantize_per_tensor.out",
+            [qx, table[:10], 0.0123, -5, Out((3, 50), torch.float32)],
+            error=(INVALID_ARGUMENT, "table must be float32[256]"),
+        ),
+    ]
+
+
+def cases():
+    return conv_cases() + linear_cases() + elementwise_cases() + pool_cases() + boundary_cases()
