@@ -110,16 +110,6 @@ def view_strides(t):
     return loops.contiguous_strides(t.sizes)
 
 
-def copy_same(x, out, what):
-    """(step, ctx) copying x into out of the same dtype and element count."""
-    checks.is_tensor(x, what + " self")
-    checks.is_tensor(out, what + " out")
-    checks.same_dtype(x, out)
-    if x.numel != out.numel:
-        checks.fail("%s: out is %s; expected %d elements like self %s" % (what, checks.shape_str(out), x.numel, checks.shape_str(x)))
-    return loops.copy_all(x, out)
-
-
 def block_copy(x, xoff, xstrides, out, ooff, ostrides, sizes):
     """(step, ctx) copying a block of `sizes` elements from x (at xoff, with
     xstrides) into out (at ooff, with ostrides), both of one dtype; None when
