@@ -18,6 +18,23 @@ def index_tensor_out(x, idx, out):
     checks.is_tensor(x, what + " self")
     checks.is_tensor(out, what + " out")
     checks.same_dtype(x, out)
+    dims, outer, block, nb, inner, shape, first, last = index_plan(x, idx, what)
+    checks.out_shape(out, tuple(x.sizes[:first]) + shape + tuple(x.sizes[last:]), what)
+    if out.numel == 0:
+        return None
+    units = strided.units_of(x.dtype)
+    dims = [(view, pos, size, stride * units) for view, pos, size, stride in dims]
+    ctx = (strided.raw_view(x)[0], strided.raw_view(out)[0], dims, outer, block * units, nb, inner * units)
+    return _index, ctx
+
+
+def index_plan(x, idx, what):
+    """Check the index tensors of x[idx]; return (dims, outer, block, nb,
+    inner, shape, first, last): per index tensor (view, read position per
+    broadcast position, indexed dim size, element stride); the elements
+    before the indexed dims (outer, `block` elements apart), the broadcast
+    count nb of shape, the elements after (inner); the indexed dims are
+    first:last."""
     if not isinstance(idx, (list, tuple)) or not idx or len(idx) > len(x.sizes):
         checks.fail("%s: expected 1 to %d optional index tensors, got %r" % (what, len(x.sizes), idx))
     used = [i for i, t in enumerate(idx) if t is not None]
@@ -34,24 +51,16 @@ def index_tensor_out(x, idx, out):
         views.append(indices.view(t, "%s indices[%d]" % (what, i)))
         shape = loops.broadcast_shape(shape, tuple(t.sizes), what + " indices")
     first, last = used[0], used[-1] + 1
-    sizes = tuple(x.sizes[:first]) + shape + tuple(x.sizes[last:])
-    checks.out_shape(out, sizes, what)
-    if out.numel == 0:
-        return None
-    units = strided.units_of(x.dtype)
     xs = loops.contiguous_strides(x.sizes)
-    nb = loops.numel(shape)
     # per index tensor: where each broadcast position reads it (load-time lists)
-    pos = []
-    for (_, istep), i in zip(views, used):
-        st = loops.operand_strides(idx[i].sizes, shape)
-        pos.append([p * istep for p in _offsets(shape, st)])
-    dims = [(views[k][0], pos[k], x.sizes[used[k]], xs[used[k]] * units) for k in range(len(used))]
-    inner = loops.numel(x.sizes[last:]) * units
+    dims = []
+    for (view, istep), i in zip(views, used):
+        pos = [p * istep for p in _offsets(shape, loops.operand_strides(idx[i].sizes, shape))]
+        dims.append((view, pos, x.sizes[i], xs[i]))
+    inner = loops.numel(x.sizes[last:])
     outer = loops.numel(x.sizes[:first])
-    block = loops.numel(x.sizes[first:]) * units
-    ctx = (strided.raw_view(x)[0], strided.raw_view(out)[0], dims, outer, block, nb, inner)
-    return _index, ctx
+    block = loops.numel(x.sizes[first:])
+    return dims, outer, block, loops.numel(shape), inner, shape, first, last
 
 
 def _offsets(shape, strides):

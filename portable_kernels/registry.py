@@ -49,6 +49,7 @@ KERNELS = {
     "aten::full_like.out": ("portable_kernels.op_full_like", "full_like_out"),
     "aten::gather.out": ("portable_kernels.op_gather", "gather_out"),
     "aten::index.Tensor_out": ("portable_kernels.op_index", "index_tensor_out"),
+    "aten::index_put.out": ("portable_kernels.op_index_put", "index_put_out"),
     "aten::index_select.out": ("portable_kernels.op_index_select", "index_select_out"),
     "aten::native_layer_norm.out": ("portable_kernels.op_native_layer_norm", "native_layer_norm_out"),
     "aten::native_group_norm.out": ("portable_kernels.op_native_group_norm", "native_group_norm_out"),

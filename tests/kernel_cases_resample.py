@@ -232,6 +232,62 @@ def index_cases():
     return cases
 
 
+def index_put_cases():
+    key = "aten::index_put.out"
+    x = rnd(3, 4, 5, seed=98)
+    cases = []
+    for name, idx, vshape in [
+        ("first dim scalar value", [torch.tensor([2, 0])], ()),
+        ("first dim rows", [torch.tensor([1])], (1, 4, 5)),
+        ("second dim broadcast value", [None, torch.tensor([3, 0])], (5,)),
+        ("two broadcast dims", [None, torch.tensor([[1], [3]]), torch.tensor([4, 0, 2])], (3, 2, 3)),
+        ("negative", [torch.tensor([-1])], (4, 1)),
+    ]:
+        v = rnd(*vshape, seed=99)
+        for acc in (False, True):
+            cases.append(Case("index_put %s%s" % (name, " accumulate" if acc else ""), key, [x, idx, v, acc, Out(x.shape)]))
+    cases += [
+        Case("index_put repeated index accumulate", key, [x, [torch.tensor([1, 1, 2])], rnd(3, 4, 5, seed=3), True, Out(x.shape)]),
+        Case(
+            "index_put i64",
+            key,
+            [torch.arange(6).reshape(2, 3), [None, torch.tensor([2])], torch.tensor([7]), False, Out((2, 3), I64)],
+            noalloc=True,
+        ),
+        Case(
+            "index_put i32 accumulate",
+            key,
+            [rnd(4, dtype=I32), [torch.tensor([0, 3], dtype=I32)], rnd(2, dtype=I32), True, Out((4,), I32)],
+            noalloc=True,
+        ),
+        Case(
+            "index_put error values shape",
+            key,
+            [x, [torch.tensor([0])], rnd(2, 5), False, Out(x.shape)],
+            error=(INVALID_ARGUMENT, "broadcast"),
+        ),
+        Case(
+            "index_put error dtype",
+            key,
+            [x, [torch.tensor([0])], rnd(5, dtype=I32), False, Out(x.shape)],
+            error=(INVALID_TYPE, "dtype mismatch"),
+        ),
+        Case(
+            "index_put error accumulate i64",
+            key,
+            [torch.arange(3), [torch.tensor([0])], torch.tensor([1]), True, Out((3,), I64)],
+            error=(INVALID_TYPE, "int64"),
+        ),
+        Case(
+            "index_put error mask",
+            key,
+            [x, [torch.tensor([True, False, True])], rnd(5), False, Out(x.shape)],
+            error=(NOT_SUPPORTED, "boolean mask"),
+        ),
+    ]
+    return cases
+
+
 def special_values():
     """NaN and inf travel through the copies and the layers as torch's do."""
     x = torch.tensor([[[[1.0, NAN], [INF, -INF]]]])
@@ -243,4 +299,4 @@ def special_values():
 
 
 def cases():
-    return pool_upsample_cases() + index_cases() + special_values()
+    return pool_upsample_cases() + index_cases() + index_put_cases() + special_values()
