@@ -5,7 +5,8 @@ Passes, in graph order:
   weight of a linear layer) is computed here and stored as a constant;
 - views of contiguous tensors (view, squeeze, flatten, ...) become aliases:
   same storage, no instruction;
-- scalar overloads: add.Tensor(x, 1.0) runs as add.Scalar_out;
+- scalar overloads: add.Tensor(x, 1.0) runs as add.Scalar_out, and
+  sub.Tensor(1.0, x) as rsub.Scalar_out;
 - every other op runs as its out variant with all schema arguments emitted
   (defaults included), outputs last, as ExecuTorch's emitter does.
 """
@@ -59,6 +60,7 @@ SCALAR_OVERLOADS = {
     _aten.sub.Tensor: _aten.sub.Scalar,
     _aten.mul.Tensor: _aten.mul.Scalar,
     _aten.div.Tensor: _aten.div.Scalar,
+    _aten.div.Tensor_mode: _aten.div.Scalar_mode,
 }
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
@@ -113,14 +115,24 @@ def out_variant(target):
     packet = getattr(_aten, target._schema.name.split("::")[1])
     overload = target._overloadname
     names = (("out",) if overload in ("default", "Tensor") else ()) + (overload + "_out", "out")
-    wanted = [a.name for a in target._schema.arguments if a.name not in _TENSOR_OPTIONS]
+    # names and types: clamp.Tensor (Tensor? min) is clamp.Tensor_out, not clamp.out (Scalar? min)
+    wanted = [(a.name, _base_type(a)) for a in target._schema.arguments if a.name not in _TENSOR_OPTIONS]
     candidates = [getattr(packet, n) for n in names if n in packet.overloads()]
     candidates += [getattr(packet, n) for n in packet.overloads() if n not in names]
     for cand in candidates:
         args = cand._schema.arguments
-        if any(a.is_out for a in args) and [a.name for a in args if not a.is_out and a.name not in _TENSOR_OPTIONS] == wanted:
+        if (
+            any(a.is_out for a in args)
+            and [(a.name, _base_type(a)) for a in args if not a.is_out and a.name not in _TENSOR_OPTIONS] == wanted
+        ):
             return cand
     return None
+
+
+def _base_type(arg):
+    """A schema argument's type without Optional (index.Tensor_hacked_twin's
+    Tensor[] matches index.Tensor_out's Tensor?[])."""
+    return str(arg.type).replace("Optional[", "").replace("]", "")
 
 
 def op_name(overload):
@@ -221,6 +233,8 @@ class Lowering:
             return
         if target in SCALAR_OVERLOADS and isinstance(args[1], (int, float, bool)):
             target = SCALAR_OVERLOADS[target]
+        elif target is _aten.sub.Tensor and isinstance(args[0], (int, float, bool)):
+            target, args = _aten.rsub.Scalar, [args[1], args[0]] + args[2:]  # 1 - x
         out_op = out_variant(target)
         name = op_name(out_op) if out_op is not None else op_name(target)
         vals = node.meta["val"]

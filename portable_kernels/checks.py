@@ -1,5 +1,7 @@
 """Load-time argument checks shared by kernels. Never called from a step."""
 
+import struct
+
 from mpy_et import dtypes
 from mpy_et.errors import INVALID_ARGUMENT, INVALID_TYPE, NOT_SUPPORTED, MpyEtError
 from mpy_et.tensor import Tensor
@@ -8,6 +10,11 @@ from mpy_et.tensor import Tensor
 # on MicroPython, so LONG is accepted only where a kernel copies raw bytes).
 READABLE = (dtypes.FLOAT, dtypes.DOUBLE, dtypes.INT, dtypes.SHORT, dtypes.CHAR, dtypes.BYTE)
 INTEGRAL = (dtypes.BYTE, dtypes.CHAR, dtypes.SHORT, dtypes.INT, dtypes.LONG)
+# Elementwise math accepts int64 too: correct, but its reads box a long
+# integer on MicroPython (an int64 step is never allocation-free there).
+NUMERIC = READABLE + (dtypes.LONG,)
+ANY = NUMERIC + (dtypes.BOOL,)
+FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 _DEFAULT_FLOAT = dtypes.FLOAT
 
 
@@ -68,8 +75,8 @@ def norm_dim(dim, ndim, what):
 
 
 def number(v, what):
-    """A Scalar argument: bool, int or float."""
-    if not isinstance(v, (int, float)):
+    """A Scalar argument: bool, int or float (MicroPython's bool is no int)."""
+    if not isinstance(v, (bool, int, float)):
         fail("%s must be a number, got %r" % (what, v), INVALID_TYPE)
     return v
 
@@ -154,19 +161,28 @@ def not_supported(message):
     fail(message, NOT_SUPPORTED)
 
 
-def arith_dtype(tensors, scalars, out, what):
-    """Check tensor and out dtypes of an arithmetic op; return the compute type."""
+def arith_dtype(tensors, scalars, out, what, bools=False):
+    """Check tensor and out dtypes of an arithmetic op; return the compute type.
+
+    Bool tensors may take part (bool + float is float, as in torch); a bool
+    compute type is accepted only when `bools` (the op is defined on bools).
+    """
     # Messages are formatted only on failure: load time stays allocation-light.
     for t in tensors:
-        if not isinstance(t, Tensor) or t.dtype not in READABLE:
+        if not isinstance(t, Tensor) or t.dtype not in ANY:
             _bad_input(tensors, t, what)
     for s in scalars:
-        if not isinstance(s, (int, float)):
+        if not isinstance(s, (bool, int, float)):
             number(s, "%s scalar" % what)
-    if not isinstance(out, Tensor) or (out.dtype not in READABLE and out.dtype != dtypes.LONG):
+    if not isinstance(out, Tensor) or out.dtype not in ANY:
         is_tensor(out, "%s out" % what)
-        dtype_in(out, READABLE + (dtypes.LONG,), "%s out" % what)
+        dtype_in(out, ANY, "%s out" % what)
     r = result_dtype(tensors, scalars)
+    if r == dtypes.BOOL and not bools:
+        fail(
+            "%s: not defined on bool tensors (%s); use the logical operators" % (what, ", ".join(shape_str(t) for t in tensors)),
+            INVALID_TYPE,
+        )
     can_cast(r, out.dtype, what)
     return r
 
@@ -174,7 +190,25 @@ def arith_dtype(tensors, scalars, out, what):
 def _bad_input(tensors, t, what):
     i = tensors.index(t)
     is_tensor(t, "%s input %d" % (what, i))
-    dtype_in(t, READABLE, "%s input %d" % (what, i))
+    dtype_in(t, ANY, "%s input %d" % (what, i))
+
+
+def float32(v):
+    """A Python float rounded to float32, as torch rounds a Scalar operand
+    of a float32 op (comparisons must see the same value)."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", v))[0]
+    except OverflowError:  # CPython: past float32's range
+        return v * 1e300 * 1e300  # +-inf
+
+
+def scalar_as(v, compute):
+    """Scalar operand v as the compute type sees it (load time)."""
+    if compute == dtypes.FLOAT:
+        return float32(float(v))
+    if compute == dtypes.DOUBLE:
+        return float(v)
+    return v
 
 
 def alpha(value, compute, what):
@@ -188,9 +222,28 @@ def alpha(value, compute, what):
 def unary(x, out, what, floating=False):
     """Elementwise op checks: readable input, out of x's shape and a type
     the result casts to (a floating result when `floating`)."""
-    r = arith_dtype((x,), (), out, what)
+    r = arith_dtype((x,), (), out, what, bools=floating)
     if floating and r not in dtypes.FLOATING:
         r = dtypes.FLOAT
         can_cast(r, out.dtype, what)
     out_shape(out, x.sizes, what)
     return r
+
+
+def floating(x, out, what):
+    """A float-only elementwise op (torch defines it on floating types only):
+    x float32/float64, out of x's shape and dtype."""
+    is_tensor(x, what + " self")
+    dtype_in(x, FLOATS, what + " self")
+    is_tensor(out, what + " out")
+    same_dtype(x, out)
+    out_shape(out, x.sizes, what)
+    return x.dtype
+
+
+def bool_out(out, sizes, what):
+    """The out tensor of a comparison or logical op: bool, of the result's shape."""
+    is_tensor(out, what + " out")
+    if out.dtype != dtypes.BOOL:
+        fail("%s: out is %s; it must be bool" % (what, shape_str(out)), INVALID_TYPE)
+    out_shape(out, sizes, what)

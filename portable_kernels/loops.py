@@ -139,6 +139,22 @@ def broadcast(a, b, out, what):
     return plan, inner, isa, isb
 
 
+def shape_of(tensors, what):
+    """The broadcast shape of several tensors (None entries skipped)."""
+    shape = ()
+    for t in tensors:
+        if t is not None:
+            shape = broadcast_shape(shape, tuple(t.sizes), what)
+    return shape
+
+
+def rows_ctx_to(row, rctx, shape, x, y):
+    """run_rows ctx walking a contiguous out of `shape` with x and y
+    broadcast to it: row(rctx + (n, sx, sy), ix, iy, io) per row."""
+    plan, n, sx, sy = rows_plan(shape, operand_strides(x.sizes, shape), operand_strides(y.sizes, shape))
+    return rows_ctx(row, rctx + (n, sx, sy), plan)
+
+
 def release(scratch):
     """Point every slot of a float scratch list at the shared constant 0.0.
 
@@ -180,6 +196,72 @@ def accumulate(a, ai, b, bi, k, n, acc):
             acc[j] += a0 * b[q]
             j += 1
         bi += n
+
+
+# -- integer results wrap as torch's fixed-width integers ----------------------
+
+
+def _store_wraps():
+    """True where storing an int past int32 into an int32 view keeps its low
+    32 bits (MicroPython's memoryview/uctypes stores). CPython and
+    CircuitPython raise instead. Probed once, at import."""
+    v = typed_view(bytearray(4), 0, 1, dtypes.INT)
+    try:
+        v[0] = 0x80000005
+    except (ValueError, OverflowError):
+        return False
+    return v[0] == -0x7FFFFFFB
+
+
+STORE_WRAPS = _store_wraps()
+
+
+class Wrap:
+    """An out view whose stores wrap an integer to `dtype`'s width first
+    (int32 overflow gives what torch gives). One call per element: used only
+    where the port's own store cannot do it (see int_steps)."""
+
+    def __init__(self, view, dtype):
+        bits = 8 * dtypes.itemsize(dtype)
+        self.view = view
+        self.low = 0 if dtype == dtypes.BYTE else -(1 << (bits - 1))
+        self.mask = (1 << bits) - 1
+
+    def __getitem__(self, i):
+        return self.view[i]
+
+    def __setitem__(self, i, v):
+        low = self.low
+        self.view[i] = ((v - low) & self.mask) + low
+
+
+def int_steps(out, compute, make):
+    """(step, ctx) writing an elementwise result into out, with integer
+    overflow wrapping to the compute type as in torch.
+
+    make(view) -> (step, ctx) builds the kernel's own step writing to view.
+    Floating results and ports whose stores wrap (MicroPython) get the plain
+    step: no cost. Where a store raises on overflow (CPython, CircuitPython)
+    the plain step runs and, only if it raised, runs again through Wrap. An
+    out wider than the compute type (int32 math into int64) always wraps.
+    Python ints past the small-int range (+-2**30 on 32-bit ports) allocate.
+    """
+    if compute in dtypes.FLOATING or out.numel == 0:
+        return make(out.data)
+    if out.dtype != compute:
+        return make(Wrap(out.data, compute))
+    step, ctx = make(out.data)
+    if STORE_WRAPS:
+        return step, ctx
+    return _retry_wrapped, (step, ctx, make(Wrap(out.data, compute))[1])
+
+
+def _retry_wrapped(ctx):
+    step, fast, wrapped = ctx
+    try:
+        step(fast)
+    except (ValueError, OverflowError):  # a store past the dtype's range
+        step(wrapped)
 
 
 # -- raw copies ---------------------------------------------------------------

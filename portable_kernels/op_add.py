@@ -1,8 +1,10 @@
 """aten::add.out, aten::add.Scalar_out.
 
 out = self + alpha * other, with numpy broadcasting. The alpha loops are
-shared with sub (alpha negated). Integer steps allocate nothing while values
-stay within MicroPython's small-int range (+-2**30 on 32-bit ports).
+shared with sub (alpha negated) and rsub. Integer results wrap to the
+compute type as in torch (loops.int_steps); integer steps allocate nothing
+while values stay within MicroPython's small-int range (+-2**30 on 32-bit
+ports).
 """
 
 from portable_kernels import checks, loops
@@ -11,29 +13,29 @@ from portable_kernels import checks, loops
 def add_out(a, b, alpha, out):
     r = checks.arith_dtype((a, b), (), out, "add")
     checks.alpha(alpha, r, "add")
-    return alpha_steps(a, b, out, alpha, loops.broadcast(a, b, out, "add"), _add)
+    return alpha_steps(a, b, out, alpha, loops.broadcast(a, b, out, "add"), _add, r)
 
 
 def add_scalar_out(a, other, alpha, out):
     r = checks.arith_dtype((a,), (other,), out, "add.Scalar")
     checks.alpha(alpha, r, "add.Scalar")
     checks.out_shape(out, a.sizes, "add.Scalar")
-    return scalar_step(a, out, alpha * other)
+    return scalar_step(a, out, alpha * other, r)
 
 
-def alpha_steps(a, b, out, alpha, plan, same):
+def alpha_steps(a, b, out, alpha, plan, same, compute):
     """Steps for a + alpha * b; `same` handles alpha == 1 without broadcasting."""
     if plan is None:
         if alpha == 1:
-            return same, (a.data, b.data, out.data, out.numel)
-        return _add_alpha, (a.data, b.data, out.data, out.numel, alpha)
+            return loops.int_steps(out, compute, lambda o: (same, (a.data, b.data, o, out.numel)))
+        return loops.int_steps(out, compute, lambda o: (_add_alpha, (a.data, b.data, o, out.numel, alpha)))
     plan, n, sa, sb = plan
-    return loops.run_rows, loops.rows_ctx(_add_row, (a.data, b.data, out.data, n, sa, sb, alpha), plan)
+    return loops.int_steps(out, compute, lambda o: (loops.run_rows, loops.rows_ctx(_add_row, (a.data, b.data, o, n, sa, sb, alpha), plan)))
 
 
-def scalar_step(a, out, c):
+def scalar_step(a, out, c, compute):
     """Step for out = a + c (c a Python number fixed at load time)."""
-    return _add_scalar, (a.data, out.data, out.numel, c)
+    return loops.int_steps(out, compute, lambda o: (_add_scalar, (a.data, o, out.numel, c)))
 
 
 def _add(ctx):

@@ -1,10 +1,13 @@
-"""aten::clamp.out: min(max(x, min), max); either bound may be None.
+"""aten::clamp.out, aten::clamp.Tensor_out: min(max(x, min), max); either
+bound may be None.
 
-As torch: NaN passes through, and min > max gives max everywhere. The
-integer steps allocate nothing.
+As torch: NaN passes through, a NaN bound gives NaN, and min > max gives
+max everywhere. Tensor bounds broadcast with x: without broadcasting one
+pass, otherwise two walks over out (max with min, then min with max).
+The integer steps allocate nothing.
 """
 
-from portable_kernels import checks
+from portable_kernels import checks, loops
 
 
 def clamp_out(x, lo, hi, out):
@@ -14,6 +17,33 @@ def clamp_out(x, lo, hi, out):
     checks.arith_dtype((x,), bounds, out, "clamp")
     checks.out_shape(out, x.sizes, "clamp")
     return clamp_steps(x, out, lo, hi)
+
+
+def clamp_tensor_out(x, lo, hi, out):
+    what = "clamp.Tensor"
+    if lo is None and hi is None:
+        checks.fail("%s: at least one of min and max must be given" % what)
+    bounds = tuple(v for v in (lo, hi) if v is not None)
+    checks.arith_dtype((x,) + bounds, (), out, what)
+    shape = loops.shape_of((x, lo, hi), what)
+    checks.out_shape(out, shape, what)
+    if out.numel == 0:
+        return None
+    o = out.data
+    if all(tuple(t.sizes) == shape for t in bounds) and tuple(x.sizes) == shape:
+        if hi is None:
+            return _tmin, (x.data, lo.data, o, out.numel)
+        if lo is None:
+            return _tmax, (x.data, hi.data, o, out.numel)
+        return _tclamp, (x.data, lo.data, hi.data, o, out.numel)
+    walks = []
+    src = x
+    if lo is not None:
+        walks.append(loops.rows_ctx_to(_min_row, (x.data, lo.data, o), shape, x, lo))
+        src = out
+    if hi is not None:
+        walks.append(loops.rows_ctx_to(_max_row, (src.data, hi.data, o), shape, src, hi))
+    return _walks, walks
 
 
 def clamp_steps(x, out, lo, hi):
@@ -47,3 +77,60 @@ def _clamp_max(ctx):
     for i in range(n):
         v = src[i]
         dst[i] = hi if v > hi else v
+
+
+# Tensor bounds: a NaN bound gives NaN (m != m), a NaN x stays NaN.
+
+
+def _tclamp(ctx):
+    x, lo, hi, o, n = ctx
+    for i in range(n):
+        v = x[i]
+        m = lo[i]
+        if v < m or m != m:
+            v = m
+        m = hi[i]
+        if v > m or m != m:
+            v = m
+        o[i] = v
+
+
+def _tmin(ctx):
+    x, lo, o, n = ctx
+    for i in range(n):
+        v = x[i]
+        m = lo[i]
+        o[i] = m if v < m or m != m else v
+
+
+def _tmax(ctx):
+    x, hi, o, n = ctx
+    for i in range(n):
+        v = x[i]
+        m = hi[i]
+        o[i] = m if v > m or m != m else v
+
+
+def _walks(walks):
+    for w in walks:
+        loops.run_rows(w)
+
+
+def _min_row(rctx, ix, il, io):
+    x, lo, o, n, sx, sl = rctx
+    for k in range(io, io + n):
+        v = x[ix]
+        m = lo[il]
+        o[k] = m if v < m or m != m else v
+        ix += sx
+        il += sl
+
+
+def _max_row(rctx, ix, ih, io):
+    x, hi, o, n, sx, sh = rctx
+    for k in range(io, io + n):
+        v = x[ix]
+        m = hi[ih]
+        o[k] = m if v > m or m != m else v
+        ix += sx
+        ih += sh

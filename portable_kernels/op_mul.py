@@ -1,6 +1,7 @@
 """aten::mul.out, aten::mul.Scalar_out: elementwise product with broadcasting.
 
-Integer steps allocate nothing while products stay within MicroPython's
+Integer results wrap to the compute type as in torch (loops.int_steps);
+integer steps allocate nothing while products stay within MicroPython's
 small-int range (+-2**30 on 32-bit ports).
 """
 
@@ -8,18 +9,18 @@ from portable_kernels import checks, loops
 
 
 def mul_out(a, b, out):
-    checks.arith_dtype((a, b), (), out, "mul")
+    r = checks.arith_dtype((a, b), (), out, "mul")
     plan = loops.broadcast(a, b, out, "mul")
     if plan is None:
-        return _mul, (a.data, b.data, out.data, out.numel)
+        return loops.int_steps(out, r, lambda o: (_mul, (a.data, b.data, o, out.numel)))
     plan, n, sa, sb = plan
-    return loops.run_rows, loops.rows_ctx(_mul_row, (a.data, b.data, out.data, n, sa, sb), plan)
+    return loops.int_steps(out, r, lambda o: (loops.run_rows, loops.rows_ctx(_mul_row, (a.data, b.data, o, n, sa, sb), plan)))
 
 
 def mul_scalar_out(a, other, out):
-    checks.arith_dtype((a,), (other,), out, "mul.Scalar")
+    r = checks.arith_dtype((a,), (other,), out, "mul.Scalar")
     checks.out_shape(out, a.sizes, "mul.Scalar")
-    return _mul_scalar, (a.data, out.data, out.numel, other)
+    return loops.int_steps(out, r, lambda o: (_mul_scalar, (a.data, o, out.numel, other)))
 
 
 def _mul(ctx):

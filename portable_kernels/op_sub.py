@@ -1,4 +1,5 @@
-"""aten::sub.out, aten::sub.Scalar_out: self - alpha * other (add's loops, alpha negated)."""
+"""aten::sub.out, aten::sub.Scalar_out: self - alpha * other (add's loops,
+alpha negated; integer results wrap as in torch)."""
 
 from portable_kernels import checks, loops
 from portable_kernels.op_add import alpha_steps, scalar_step
@@ -9,15 +10,15 @@ def sub_out(a, b, alpha, out):
     checks.alpha(alpha, r, "sub")
     plan = loops.broadcast(a, b, out, "sub")
     if plan is None and alpha == 1:
-        return _sub, (a.data, b.data, out.data, out.numel)
-    return alpha_steps(a, b, out, -alpha, plan, None)
+        return loops.int_steps(out, r, lambda o: (_sub, (a.data, b.data, o, out.numel)))
+    return alpha_steps(a, b, out, -alpha, plan, None, r)
 
 
 def sub_scalar_out(a, other, alpha, out):
     r = checks.arith_dtype((a,), (other,), out, "sub.Scalar")
     checks.alpha(alpha, r, "sub.Scalar")
     checks.out_shape(out, a.sizes, "sub.Scalar")
-    return scalar_step(a, out, -(alpha * other))
+    return scalar_step(a, out, -(alpha * other), r)
 
 
 def _sub(ctx):

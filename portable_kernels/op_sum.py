@@ -3,8 +3,9 @@
 dim None or [] reduces every dim. At load time the kept and reduced index
 sets become offset lists; when the reduced dims form one contiguous block
 (global pooling, last-dim reductions) the step walks a range instead.
-Integer sums are exact Python ints (int32 input: allocation only past
-+-2**30 on 32-bit ports); float sums box floats.
+Integer sums are exact Python ints (int32 and bool input: allocation only
+past +-2**30 on 32-bit ports); float sums box floats. Bool and integer
+inputs sum to int64, as torch.
 """
 
 from mpy_et import dtypes
@@ -13,8 +14,10 @@ from portable_kernels import checks, loops
 
 def sum_intlist_out(x, dim, keepdim, dtype, out):
     what = "sum.IntList"
-    ko, ro, nr = reduction(x, dim, keepdim, out, what)
+    ko, ro, nr = reduction(x, dim, keepdim, out, what, checks.ANY)
     compute = x.dtype if dtype is None else dtype
+    if dtype is None and compute in checks.INTEGRAL + (dtypes.BOOL,):
+        compute = dtypes.LONG  # torch sums bool and integer tensors as int64
     if dtype is not None and out.dtype != dtype:
         checks.fail("%s: dtype %s differs from out %s" % (what, dtypes.name(dtype), checks.shape_str(out)), checks.INVALID_TYPE)
     checks.can_cast(compute, out.dtype, what)
@@ -22,15 +25,16 @@ def sum_intlist_out(x, dim, keepdim, dtype, out):
     return reduce_step(x, out, ko, ro, nr, zero, 0)
 
 
-def reduction(x, dim, keepdim, out, what):
-    """Check a reduction over dims `dim` and out's shape.
+def reduction(x, dim, keepdim, out, what, allowed=checks.READABLE):
+    """Check a reduction over dims `dim` (an int, a list, or None/[] for
+    all) of x (a dtype in `allowed`) and out's shape.
 
     Returns (kept offsets, reduced offsets or None if contiguous, reduced count).
     """
     checks.is_tensor(x, what + " self")
-    checks.dtype_in(x, checks.READABLE, what + " self")
+    checks.dtype_in(x, allowed, what + " self")
     checks.is_tensor(out, what + " out")
-    checks.dtype_in(out, checks.READABLE + (dtypes.LONG,), what + " out")
+    checks.dtype_in(out, checks.ANY, what + " out")
     checks.flag(keepdim, what + " keepdim")
     nd = len(x.sizes)
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):

@@ -19,15 +19,18 @@ from tests import (
     kernel_cases,
     kernel_cases_elementwise,
     kernel_cases_layers,
+    kernel_cases_logic,
+    kernel_cases_math,
     kernel_cases_nn,
     kernel_cases_quant,
+    kernel_cases_reduce,
     kernel_cases_resample,
     kernel_cases_shape,
     kernel_cases_shape2,
 )
 from tests.device import kernel_runner
 
-CASES = kernel_cases.build(kernel_cases_elementwise.cases() + kernel_cases_nn.cases() + kernel_cases_shape.cases() + kernel_cases_layers.cases() + kernel_cases_resample.cases() + kernel_cases_shape2.cases() + kernel_cases_quant.cases())
+CASES = kernel_cases.build(kernel_cases_elementwise.cases() + kernel_cases_nn.cases() + kernel_cases_shape.cases() + kernel_cases_layers.cases() + kernel_cases_resample.cases() + kernel_cases_shape2.cases() + kernel_cases_quant.cases() + kernel_cases_math.cases() + kernel_cases_logic.cases() + kernel_cases_reduce.cases())
 LINES, BLOB = kernel_cases.serialize(CASES)
 DECODED = [json.loads(line) for line in LINES.decode().splitlines()]
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "kernel_runner.py")
@@ -62,7 +65,19 @@ def test_every_registered_op_has_cases_and_error_cases():
 
 def test_noalloc_cases_cover_the_integer_kernels():
     ops = {c.op for c in CASES if c.noalloc}
-    for op in ("add.out", "relu.out", "mul.out", "view_copy.out", "clone.out", "cat.out", "permute_copy.out"):
+    for op in (
+        "add.out",
+        "relu.out",
+        "mul.out",
+        "view_copy.out",
+        "clone.out",
+        "cat.out",
+        "permute_copy.out",
+        "eq.Tensor_out",
+        "where.self_out",
+        "div.out_mode",
+        "amax.out",
+    ):
         assert "aten::" + op in ops, op
 
 

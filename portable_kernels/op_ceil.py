@@ -1,0 +1,28 @@
+"""aten::ceil.out: the smallest integer >= x. inf and NaN pass through; integer tensors
+are copied unchanged. Allocation: boxed floats (and a Python int per float
+element); none for int32."""
+
+import math
+
+from mpy_et import dtypes
+from portable_kernels import checks
+
+
+def ceil_out(x, out):
+    r = checks.unary(x, out, "ceil")
+    if r not in dtypes.FLOATING:
+        return _copy, (x.data, out.data, x.numel)
+    return _ceil, (x.data, out.data, x.numel, math.ceil)
+
+
+def _ceil(ctx):
+    x, o, n, ceil = ctx
+    for i in range(n):
+        v = x[i]
+        o[i] = ceil(v) if v - v == 0 else v  # v - v is NaN for inf and NaN
+
+
+def _copy(ctx):
+    x, o, n = ctx
+    for i in range(n):
+        o[i] = x[i]

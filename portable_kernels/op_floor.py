@@ -1,0 +1,28 @@
+"""aten::floor.out: the largest integer <= x. inf and NaN pass through; integer tensors
+are copied unchanged. Allocation: boxed floats (and a Python int per float
+element); none for int32."""
+
+import math
+
+from mpy_et import dtypes
+from portable_kernels import checks
+
+
+def floor_out(x, out):
+    r = checks.unary(x, out, "floor")
+    if r not in dtypes.FLOATING:
+        return _copy, (x.data, out.data, x.numel)
+    return _floor, (x.data, out.data, x.numel, math.floor)
+
+
+def _floor(ctx):
+    x, o, n, floor = ctx
+    for i in range(n):
+        v = x[i]
+        o[i] = floor(v) if v - v == 0 else v  # v - v is NaN for inf and NaN
+
+
+def _copy(ctx):
+    x, o, n = ctx
+    for i in range(n):
+        o[i] = x[i]

@@ -1,0 +1,34 @@
+"""aten::gelu.out, both approximations: "none" x/2 * (1 + erf(x/sqrt(2))),
+"tanh" x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))). Float only;
+allocation: boxed floats only."""
+
+import math
+
+from portable_kernels import checks
+from portable_kernels.floats import math_fn
+
+_SQRT1_2 = 0.7071067811865476
+_SQRT_2_PI = 0.7978845608028654
+
+
+def gelu_out(x, approximate, out):
+    checks.floating(x, out, "gelu")
+    if approximate == "tanh":
+        return _gelu_tanh, (x.data, out.data, x.numel, math.tanh)
+    if approximate != "none":
+        checks.fail("gelu: approximate must be 'none' or 'tanh', got %r" % (approximate,))
+    return _gelu, (x.data, out.data, x.numel, math_fn("erf", "gelu (approximate='none'; export with approximate='tanh' instead)"))
+
+
+def _gelu(ctx):
+    x, o, n, erf = ctx
+    for i in range(n):
+        v = x[i]
+        o[i] = 0.5 * v * (1.0 + erf(v * _SQRT1_2))
+
+
+def _gelu_tanh(ctx):
+    x, o, n, tanh = ctx
+    for i in range(n):
+        v = x[i]
+        o[i] = 0.5 * v * (1.0 + tanh(_SQRT_2_PI * (v + 0.044715 * v * v * v)))

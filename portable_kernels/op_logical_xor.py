@@ -1,0 +1,22 @@
+"""aten::logical_xor.out: (self != 0) ^ (other != 0) as a bool tensor, any
+input dtypes, with broadcasting (NaN counts as true, as in torch)."""
+
+from portable_kernels import compare
+
+
+def logical_xor_out(a, b, out):
+    return compare.compare_tensor(a, b, out, "logical_xor", _logical_xor, _logical_xor_row)
+
+
+def _logical_xor(ctx):
+    a, b, o, n = ctx
+    for i in range(n):
+        o[i] = (a[i] != 0) ^ (b[i] != 0)
+
+
+def _logical_xor_row(rctx, ia, ib, io):
+    a, b, o, n, sa, sb = rctx
+    for k in range(io, io + n):
+        o[k] = (a[ia] != 0) ^ (b[ib] != 0)
+        ia += sa
+        ib += sb

@@ -1,0 +1,15 @@
+"""aten::neg.out. Integers wrap as in torch (-INT32_MIN is INT32_MIN); the
+int32 step allocates nothing."""
+
+from portable_kernels import checks, loops
+
+
+def neg_out(x, out):
+    r = checks.unary(x, out, "neg")
+    return loops.int_steps(out, r, lambda o: (_neg, (x.data, o, x.numel)))
+
+
+def _neg(ctx):
+    x, o, n = ctx
+    for i in range(n):
+        o[i] = -x[i]
