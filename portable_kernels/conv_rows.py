@@ -23,7 +23,6 @@ def conv_rows(ctx):
     hw = h * w
     gstride = cpg * hw
     ohw = oh * ow
-    owsw = ow * sw
     d2 = 2 * d1
     d3 = 3 * d1
     d4 = 4 * d1
@@ -49,33 +48,41 @@ def conv_rows(ctx):
                     r = r0
                     if kw == 2:
                         for _ in range(oh):
-                            for a in range(r, r + owsw, sw):
+                            a = r
+                            for _ in range(ow):  # counted: range() with a variable step would allocate
                                 acc[j] += w0 * pl[a] + w1 * pl[a + d1]
                                 j += 1
+                                a += sw
                             r += rstep
                     elif kw == 3:
                         w2 = wt[wi + 2]
                         for _ in range(oh):
-                            for a in range(r, r + owsw, sw):
+                            a = r
+                            for _ in range(ow):  # counted: range() with a variable step would allocate
                                 acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2]
                                 j += 1
+                                a += sw
                             r += rstep
                     elif kw == 4:
                         w2 = wt[wi + 2]
                         w3 = wt[wi + 3]
                         for _ in range(oh):
-                            for a in range(r, r + owsw, sw):
+                            a = r
+                            for _ in range(ow):  # counted: range() with a variable step would allocate
                                 acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2] + w3 * pl[a + d3]
                                 j += 1
+                                a += sw
                             r += rstep
                     else:
                         w2 = wt[wi + 2]
                         w3 = wt[wi + 3]
                         w4 = wt[wi + 4]
                         for _ in range(oh):
-                            for a in range(r, r + owsw, sw):
+                            a = r
+                            for _ in range(ow):  # counted: range() with a variable step would allocate
                                 acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2] + w3 * pl[a + d3] + w4 * pl[a + d4]
                                 j += 1
+                                a += sw
                             r += rstep
                     wi += kw
                     r0 += kstep

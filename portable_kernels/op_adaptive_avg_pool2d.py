@@ -26,9 +26,9 @@ def adaptive_avg_pool2d_out(x, output_size, out):
     planes = loops.numel(x.sizes[:-2])
     if planes == 0:
         return None
-    hs, he, fh = _windows(h, oh)
+    hs, _, fh = _windows(h, oh)
     ws, we, fw = _windows(w, ow)
-    return _avg_pool, (x.data, out.data, planes, h * w, oh, ow, [a * w for a in hs], [e * w for e in he], fh, ws, we, fw, w)
+    return _avg_pool, (x.data, out.data, planes, h * w, oh, ow, [a * w for a in hs], fh, fh, ws, we, fw, w)
 
 
 def _windows(n_in, n_out):

@@ -31,21 +31,7 @@ def adaptive_max_pool2d_out(x, output_size, out, indices):
     planes = loops.numel(x.sizes[:-2])
     if planes == 0:
         return None
-    hs, he, _ = _windows(h, oh)
-    ws, we, _ = _windows(w, ow)
-    return _max_pool, (
-        x.data,
-        out.data,
-        indices.data,
-        planes,
-        h * w,
-        oh,
-        ow,
-        [a * w for a in hs],
-        [e * w for e in he],
-        ws,
-        we,
-        w,
-        1,
-        -math.inf,
-    )
+    hs, _, hn = _windows(h, oh)  # window starts and sizes
+    ws, _, wn = _windows(w, ow)
+    ctx = (x.data, out.data, indices.data, planes, h * w, oh, ow, [a * w for a in hs], hn, ws, wn, w, 1, -math.inf)
+    return _max_pool, ctx

@@ -17,8 +17,8 @@ def avg_pool2d_out(x, kernel_size, stride, padding, ceil_mode, count_include_pad
         rows = rows[:2] + ([divisor_override] * oh,)
         cols = cols[:2] + ([1] * ow,)
     hs = [a * w for a in rows[0]]
-    he = [e * w for e in rows[1]]
-    return _avg_pool, (x.data, out.data, planes, h * w, oh, ow, hs, he, rows[2], cols[0], cols[1], cols[2], w)
+    hn = [e - a for a, e in zip(rows[0], rows[1])]
+    return _avg_pool, (x.data, out.data, planes, h * w, oh, ow, hs, hn, rows[2], cols[0], cols[1], cols[2], w)
 
 
 def _ranges(n_out, n_in, k, s, p, include_pad):
@@ -37,21 +37,25 @@ def _ranges(n_out, n_in, k, s, p, include_pad):
 
 
 def _avg_pool(ctx):
-    x, o, planes, hw, oh, ow, hs, he, fh, ws, we, fw, w = ctx
+    """Also _adaptive_avg_pool2d's step: window rows hs[i] (flat) for hn[i]
+    rows, columns [ws[j], we[j]), divisor fh[i] * fw[j]."""
+    x, o, planes, hw, oh, ow, hs, hn, fh, ws, we, fw, w = ctx
     oi = 0
     xb = 0
     for _ in range(planes):
         for i in range(oh):
             r0 = xb + hs[i]
-            r1 = xb + he[i]
+            nr = hn[i]
             f = fh[i]
             for j in range(ow):
                 c0 = ws[j]
                 c1 = we[j]
                 acc = 0.0
-                for r in range(r0, r1, w):
+                r = r0
+                for _ in range(nr):  # counted: range() with step w would allocate
                     for q in range(r + c0, r + c1):
                         acc += x[q]
+                    r += w
                 o[oi] = acc / (f * fw[j])
                 oi += 1
         xb += hw

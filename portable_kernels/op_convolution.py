@@ -107,7 +107,6 @@ def _conv3x3(ctx):
     hw = h * w
     gstride = cpg * hw
     ohw = oh * ow
-    owsw = ow * sw
     filled = -1  # input offset of the plane in pl
     oi = 0
     for b in range(n):
@@ -135,7 +134,8 @@ def _conv3x3(ctx):
                 j = 0
                 r = 0
                 for _ in range(oh):
-                    for a in range(r, r + owsw, sw):
+                    a = r
+                    for _ in range(ow):  # counted: range() with a variable step would allocate
                         acc[j] += (
                             w0 * pl[a]
                             + w1 * pl[a + t1]
@@ -148,6 +148,7 @@ def _conv3x3(ctx):
                             + w8 * pl[a + t8]
                         )
                         j += 1
+                        a += sw
                     r += rstep
             for j in range(ohw):
                 o[oi] = acc[j]
@@ -162,7 +163,6 @@ def _conv(ctx):
     hw = h * w
     gstride = cpg * hw
     ohw = oh * ow
-    owsw = ow * sw
     ntaps = len(taps)
     filled = -1  # input offset of the plane in pl
     oi = 0
@@ -190,9 +190,11 @@ def _conv(ctx):
                     j = 0
                     r = base + taps[t]
                     for _ in range(oh):
-                        for a in range(r, r + owsw, sw):
+                        a = r
+                        for _ in range(ow):  # counted: range() with a variable step would allocate
                             acc[j] += wv * src[a]
                             j += 1
+                            a += sw
                         r += rstep
             for j in range(ohw):
                 o[oi] = acc[j]

@@ -20,31 +20,37 @@ def max_pool2d_with_indices_out(x, kernel_size, stride, padding, dilation, ceil_
     checks.out_shape(indices, out.sizes, what + " indices")
     hs, he = window.starts_ends(oh, h, k[0], s[0], p[0], d[0])
     ws, we = window.starts_ends(ow, w, k[1], s[1], p[1], d[1])
+    hn = [(e - a + d[0] - 1) // d[0] for a, e in zip(hs, he)]  # window rows and columns
+    wn = [(e - a + d[1] - 1) // d[1] for a, e in zip(ws, we)]
     hs = [a * w for a in hs]  # rows as flat offsets within the plane
-    he = [e * w for e in he]
-    return _max_pool, (x.data, out.data, indices.data, planes, h * w, oh, ow, hs, he, ws, we, d[0] * w, d[1], -math.inf)
+    return _max_pool, (x.data, out.data, indices.data, planes, h * w, oh, ow, hs, hn, ws, wn, d[0] * w, d[1], -math.inf)
 
 
 def _max_pool(ctx):
-    x, o, ix, planes, hw, oh, ow, hs, he, ws, we, rstep, dw, ninf = ctx
+    """Also adaptive_max_pool2d's step. Counted loops (range() with a
+    variable step would allocate a range object per window row)."""
+    x, o, ix, planes, hw, oh, ow, hs, hn, ws, wn, rstep, dw, ninf = ctx
     oi = 0
     xb = 0
     for _ in range(planes):
         for i in range(oh):
-            r0 = hs[i]
-            r1 = he[i]
+            rb = xb + hs[i]
+            nr = hn[i]
             for j in range(ow):
-                c0 = ws[j]
-                c1 = we[j]
+                r = rb + ws[j]
+                nc = wn[j]
                 m = ninf
-                mi = r0 + c0
-                for r in range(r0, r1, rstep):
-                    for q in range(r + c0, r + c1, dw):
-                        v = x[xb + q]
+                mi = r
+                for _ in range(nr):
+                    q = r
+                    for _ in range(nc):
+                        v = x[q]
                         if v > m or v != v:
                             m = v
                             mi = q
+                        q += dw
+                    r += rstep
                 o[oi] = m
-                ix[oi] = mi
+                ix[oi] = mi - xb
                 oi += 1
         xb += hw
