@@ -40,7 +40,8 @@ def _pointwise(ctx):
     for b in range(n):
         for g in range(groups):
             xb = (b * groups + g) * cpg * hw
-            for t0 in range(0, hw, tile):
+            t0 = 0
+            while t0 < hw:  # not range(0, hw, tile): a variable step allocates
                 tn = hw - t0 if hw - t0 < tile else tile
                 k = 0
                 for c in range(cpg):  # the tile of each input channel, back to back
@@ -57,5 +58,6 @@ def _pointwise(ctx):
                     for j in range(tn):
                         o[oi] = acc[j]
                         oi += 1
+                t0 += tn
     release(xt)
     release(acc)
