@@ -160,8 +160,33 @@ def _div_mode_cases():
     return cases
 
 
+def _mod_cases():
+    num = torch.tensor([7.0, -7.0, 7.5, -7.5, 0.0, -0.0, 5.0, INF, 3.0, -1.0, NAN, 2.0])
+    den = torch.tensor([2.0, 2.0, -2.0, -2.0, 3.0, 3.0, 0.0, 2.0, INF, INF, 1.0, NAN])
+    inum = torch.tensor([7, -7, 7, -7, 0, 6, -6, 1, I32_MIN, 5], dtype=I32)
+    iden = torch.tensor([2, 2, -2, -2, 3, -3, 4, -4, 3, 1], dtype=I32)
+    cases = []
+    for op in ("remainder", "fmod"):
+        t, s = "aten::%s.Tensor_out" % op, "aten::%s.Scalar_out" % op
+        cases += [
+            Case("%s f32 edge" % op, t, [num, den, Out((12,))]),
+            Case("%s f32 random" % op, t, [rnd(3, 4, seed=46, scale=10.0), nonzero(3, 4, seed=47), Out((3, 4))]),
+            Case("%s broadcast" % op, t, [rnd(2, 1, 3, seed=48, scale=5.0), torch.tensor([[1.5], [-2.0], [0.0]]), Out((2, 3, 3))]),
+            Case("%s i32" % op, t, [inum, iden, Out((10,), I32)]),
+            Case("%s i32 broadcast" % op, t, [inum[:8].reshape(8, 1), torch.tensor([3, -5], dtype=I32), Out((8, 2), I32)], noalloc=True),
+            Case("%s f64" % op, t, [num.double(), den.double(), Out((12,), F64)]),
+            Case("%s.Scalar f32" % op, s, [num, 1.5, Out((12,))]),
+            Case("%s.Scalar f32 negative" % op, s, [rnd(6, seed=49, scale=5.0), -0.7, Out((6,))]),
+            Case("%s.Scalar f32 by zero" % op, s, [num, 0.0, Out((12,))]),
+            Case("%s.Scalar i32" % op, s, [inum[:8], 3, Out((8,), I32)], noalloc=True),
+            Case("%s.Scalar i32 negative" % op, s, [inum, -4, Out((10,), I32)]),
+            Case("%s.Scalar i32 float -> f32" % op, s, [inum[:8], 2.5, Out((8,))]),
+        ]
+    return cases
+
+
 def binary_cases():
-    cases = _pow_cases() + _div_mode_cases()
+    cases = _pow_cases() + _div_mode_cases() + _mod_cases()
     x = rnd(3, 4, seed=51)
     cases += [
         Case("rsub.Scalar f32", "aten::rsub.Scalar_out", [x, 1.0, 1, Out((3, 4))]),
@@ -294,6 +319,10 @@ def error_cases():
             INVALID_TYPE,
             "cannot be stored",
         ),
+        ("remainder shapes", "aten::remainder.Tensor_out", [rnd(3), rnd(2), Out((3,))], INVALID_ARGUMENT, "do not broadcast"),
+        ("remainder.Scalar int by zero", "aten::remainder.Scalar_out", [ai, 0, Out((3,), I32)], INVALID_ARGUMENT, "by zero"),
+        ("fmod float into int out", "aten::fmod.Tensor_out", [a, a, Out((2, 3), I32)], INVALID_TYPE, "cannot be stored"),
+        ("fmod.Scalar int by zero", "aten::fmod.Scalar_out", [ai, 0, Out((3,), I32)], INVALID_ARGUMENT, "by zero"),
         ("rsub.Scalar wrong out shape", "aten::rsub.Scalar_out", [a, 1.0, 1, Out((3,))], INVALID_ARGUMENT, "result has shape"),
         ("rsub.Scalar float alpha on ints", "aten::rsub.Scalar_out", [ai, 1, 0.5, Out((3,), I32)], INVALID_TYPE, "alpha"),
         ("rsub.Tensor shapes", "aten::rsub.Tensor_out", [rnd(3), rnd(2), 1, Out((3,))], INVALID_ARGUMENT, "do not broadcast"),
