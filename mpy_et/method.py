@@ -132,6 +132,9 @@ class Method:
         for i, tag, items in lists:
             out = []
             for j in items:
+                if j == -1 and tag == S.KERNEL_TYPES_OPTIONAL_TENSOR_LIST:
+                    out.append(None)  # ExecuTorch writes -1 for a None entry
+                    continue
                 if j < 0 or j >= n:
                     r.fail("values[%d]" % i, "list item refers to values[%d]; there are %d values" % (j, n))
                 v = self._value(values, j)

@@ -136,8 +136,6 @@ class Program:
 
     def _read_segments(self, r, root):
         start, n = r.vector(root, S.PROGRAM_SEGMENTS, 4, "Program.segments")
-        if n and not self.segment_base:
-            raise MpyEtError(INVALID_PROGRAM, "program lists %d segments but has no extended header locating them" % n)
         segments = []
         size = self.size
         for i in range(n):
@@ -145,6 +143,8 @@ class Program:
             seg = r.table_at(start, i, what)
             off = self.segment_base + r.scalar(seg, S.DATA_SEGMENT_OFFSET, FlatReader.u64, 0, what)
             length = r.scalar(seg, S.DATA_SEGMENT_SIZE, FlatReader.u64, 0, what)
+            if length and not self.segment_base:  # ExecuTorch lists an empty segment for models without weights
+                raise MpyEtError(INVALID_PROGRAM, "program lists %d segments but has no extended header locating them" % n)
             if off + length > size:
                 raise MpyEtError(
                     INVALID_PROGRAM,

@@ -39,7 +39,15 @@ def delta(a, b):
     return None if a is None else b - a
 
 
+try:
+    from binascii import hexlify as _hex
+except ImportError:  # a port without binascii
+    _hex = None
+
+
 def hexlify(view):
+    if _hex is not None:
+        return _hex(view).decode()  # in C: one string, not one per byte
     return "".join("%02x" % b for b in bytes(view))
 
 
