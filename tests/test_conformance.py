@@ -86,3 +86,28 @@ def test_generated_schema_is_current():
 
     with open(gen_schema.OUT_PATH) as f:
         assert f.read() == gen_schema.generate(fbs.load()), "run: python -m host_tools.gen_schema"
+
+
+class _Gather(torch.nn.Module):
+    """ExecuTorch writes a None entry (-1) in the optional tensor list of x[:, idx]."""
+
+    def forward(self, x):
+        return torch.relu(x[:, torch.tensor([2, 0])]) * 2
+
+
+class _NoWeights(torch.nn.Module):
+    """No constants: ExecuTorch lists an empty segment and writes no extended header."""
+
+    def forward(self, x):
+        return torch.relu(x) * 2
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix"])
+@pytest.mark.parametrize("model", [_Gather(), _NoWeights()], ids=["gather", "no_weights"])
+def test_executorch_pte_with_none_list_items_or_no_weights(model, target):
+    from executorch.exir import to_edge
+
+    x = (torch.randn(3, 4, 5),)
+    pte = to_edge(torch.export.export(model, x)).to_executorch().buffer
+    got = run(pte, x, target, repeat=1).outputs[0]
+    torch.testing.assert_close(got, model(*x))
