@@ -7,10 +7,6 @@ import math
 from portable_kernels import checks
 from portable_kernels.floats import math_fn
 
-_SQRT1_2 = 0.7071067811865476
-_SQRT_2_PI = 0.7978845608028654
-
-
 def gelu_out(x, approximate, out):
     checks.floating(x, out, "gelu")
     if approximate == "tanh":
@@ -24,11 +20,11 @@ def _gelu(ctx):
     x, o, n, erf = ctx
     for i in range(n):
         v = x[i]
-        o[i] = 0.5 * v * (1.0 + erf(v * _SQRT1_2))
+        o[i] = 0.5 * v * (1.0 + erf(v * 0.7071067811865476))  # 1/sqrt(2); literals: no global lookups
 
 
 def _gelu_tanh(ctx):
     x, o, n, tanh = ctx
     for i in range(n):
         v = x[i]
-        o[i] = 0.5 * v * (1.0 + tanh(_SQRT_2_PI * (v + 0.044715 * v * v * v)))
+        o[i] = 0.5 * v * (1.0 + tanh(v * (0.7978845608028654 + 0.035677408136300125 * v * v)))  # sqrt(2/pi) * (v + 0.044715 v^3)
