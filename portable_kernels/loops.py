@@ -208,7 +208,7 @@ def _store_wraps():
     v = typed_view(bytearray(4), 0, 1, dtypes.INT)
     try:
         v[0] = 0x80000005
-    except (ValueError, OverflowError):
+    except Exception:  # ValueError, OverflowError, struct.error: whatever the view raises
         return False
     return v[0] == -0x7FFFFFFB
 
@@ -260,7 +260,7 @@ def _retry_wrapped(ctx):
     step, fast, wrapped = ctx
     try:
         step(fast)
-    except (ValueError, OverflowError):  # a store past the dtype's range
+    except Exception:  # a store past the dtype's range (ValueError, OverflowError, struct.error); any other error recurs
         step(wrapped)
 
 
