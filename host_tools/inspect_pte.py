@@ -136,7 +136,14 @@ def _mpy_size(obj, seen, skip):
     if isinstance(obj, tuple):
         return _blocks(_WORD * (2 + len(obj))) + sum(_mpy_size(x, seen, skip) for x in obj)
     if isinstance(obj, list):
-        return _blocks(_WORD * 4) + _blocks(_WORD * len(obj)) + sum(_mpy_size(x, seen, skip) for x in obj)
+        # Index tables (ints) are built by appending: MicroPython doubles a
+        # list's capacity from 4 as it grows. Value lists are made at their size.
+        cap = len(obj)
+        if obj and all(type(x) is int for x in obj):
+            cap = 4
+            while cap < len(obj):
+                cap *= 2
+        return _blocks(_WORD * 4) + _blocks(_WORD * cap) + sum(_mpy_size(x, seen, skip) for x in obj)
     if isinstance(obj, memoryview):
         return _blocks(_WORD * 4)  # a typed view (uctypes array on MicroPython); its bytes live elsewhere
     if isinstance(obj, (bytes, bytearray)):
@@ -159,7 +166,10 @@ def predicted_load_heap(program, method="forward"):
     seen = set()
     total = sum(_blocks(_WORD * 4) + _blocks(len(b)) for b in m.buffers)
     seen.update(id(b) for b in m.buffers)
-    for part in (m._steps, m._ctxs, m._no_step, m._inputs, m._outputs, m.planned_sizes):
+    for part in (m._steps, m._ctxs):  # preallocated at their final length
+        seen.add(id(part))
+        total += _blocks(_WORD * 4) + _blocks(_WORD * len(part)) + sum(_mpy_size(x, seen, skip) for x in part)
+    for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes):
         total += _mpy_size(part, seen, skip)
     total += _blocks(_WORD * 4) + _blocks(2 * _WORD * len(m._op_names)) + sum(_blocks(len(n) + 17) for n in m._op_names)
     return total + _METHOD_OVERHEAD
