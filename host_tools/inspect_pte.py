@@ -68,10 +68,12 @@ def read_plan(data, method="forward"):
             pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call")
             op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, "op")
             sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, "args")
+            raw = r.ints(sa, na, "i")
             args = []
-            for a in r.ints(sa, na, "i"):
+            for a in raw:
                 args.extend(lists.get(a, [a]))
-            instructions.append((ops[op], args))
+            outs = lists.get(raw[-1], [raw[-1]]) if raw else []  # the return slot names the outputs
+            instructions.append((ops[op], args, outs))
     io = {}
     for key, slot in (("inputs", S.EXECUTION_PLAN_INPUTS), ("outputs", S.EXECUTION_PLAN_OUTPUTS)):
         s, k = r.vector(plan, slot, 4, key)
@@ -82,36 +84,56 @@ def read_plan(data, method="forward"):
 
 
 def lifetimes(tensors, instructions, io):
-    """value index -> [first, last] instruction for every planned tensor."""
-    spans = {}
+    """Live intervals of the planned bytes, from the instruction list alone.
 
-    def touch(i, step):
+    Several values may name the same bytes (a view, an in-place output), so
+    liveness is followed per place (memory id, offset): a segment starts where
+    an instruction writes there (an output, named by the return slot; inputs
+    are written before step 0) and lasts to the last read before the next
+    write (outputs are read after the last step). Returns a list of
+    {"value", "start", "end", "mem_id", "offset", "nbytes"} segments.
+    """
+    n = len(instructions)
+    events = {}  # (mem_id, offset) -> [(step, is_write, value)]
+
+    def note(i, step, write):
         t = tensors.get(i)
-        if t is None or t["mem_id"] is None:
-            return
-        span = spans.setdefault(i, [step, step])
-        span[0], span[1] = min(span[0], step), max(span[1], step)
+        if t is not None and t["mem_id"] is not None and t["nbytes"]:
+            events.setdefault((t["mem_id"], t["offset"]), []).append((step, write, i))
 
     for i in io["inputs"]:
-        touch(i, -1)
-    for step, (_, args) in enumerate(instructions):
+        note(i, -1, True)
+    for step, (_, args, outs) in enumerate(instructions):
         for a in args:
-            touch(a, step)
+            if a not in outs:
+                note(a, step, False)
+        for o in outs:
+            note(o, step, True)
     for o in io["outputs"]:
-        touch(o, len(instructions))
-    return spans
+        note(o, n, False)
+    segments = []
+    for (mem, off), evs in events.items():
+        evs.sort(key=lambda e: (e[0], e[1]))  # at one step reads come before the write
+        seg = None
+        for step, write, i in evs:
+            if write or seg is None:
+                seg = {"value": i, "start": step, "end": step, "mem_id": mem, "offset": off, "nbytes": tensors[i]["nbytes"]}
+                segments.append(seg)
+            else:
+                seg["end"] = step
+                seg["nbytes"] = max(seg["nbytes"], tensors[i]["nbytes"])
+    return segments
 
 
-def live_bytes(tensors, spans, n_steps):
-    """Bytes in use at each step: the union of the byte ranges of the tensors
-    alive there, per memory id (tensors sharing bytes count once)."""
+def live_bytes(segments, n_steps):
+    """Bytes in use at each step: the union of the byte ranges of the segments
+    alive there, per memory id."""
     out = []
     for step in range(-1, n_steps + 1):
         ranges = {}
-        for i, (a, b) in spans.items():
-            if a <= step <= b and tensors[i]["nbytes"]:
-                t = tensors[i]
-                ranges.setdefault(t["mem_id"], []).append((t["offset"], t["offset"] + t["nbytes"]))
+        for g in segments:
+            if g["start"] <= step <= g["end"]:
+                ranges.setdefault(g["mem_id"], []).append((g["offset"], g["offset"] + g["nbytes"]))
         total = 0
         for rs in ranges.values():
             end = None
@@ -186,8 +208,8 @@ def inspect(data, method="forward"):
     tensors with lifetime, memory id, offset and size, for plots).
     """
     program, tensors, instructions, io, arenas = read_plan(data, method)
-    spans = lifetimes(tensors, instructions, io)
-    live = live_bytes(tensors, spans, len(instructions))
+    segments = lifetimes(tensors, instructions, io)
+    live = live_bytes(segments, len(instructions))
     bound = max(live, default=0)
     planned = sum(arenas)
     return {
@@ -198,21 +220,11 @@ def inspect(data, method="forward"):
         "plan_efficiency": planned / bound if bound else 1.0,
         "constant_bytes": program.constant_size,
         "program_bytes": len(data) if not isinstance(data, str) else None,
-        "operators": sorted({op for op, _ in instructions}),
+        "operators": sorted({op for op, _, _ in instructions}),
         "instructions": len(instructions),
         "predicted_load_heap_bytes": predicted_load_heap(program, method),
         "steps": live,
-        "tensors": [
-            {
-                "value": i,
-                "start": a,
-                "end": b,
-                "mem_id": tensors[i]["mem_id"],
-                "offset": tensors[i]["offset"],
-                "nbytes": tensors[i]["nbytes"],
-            }
-            for i, (a, b) in sorted(spans.items())
-        ],
+        "tensors": sorted(segments, key=lambda g: (g["mem_id"], g["start"], g["offset"])),
     }
 
 
