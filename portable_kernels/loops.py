@@ -235,25 +235,30 @@ class Wrap:
         self.view[i] = ((v - low) & self.mask) + low
 
 
-def int_steps(out, compute, make):
-    """(step, ctx) writing an elementwise result into out, with integer
+def int_steps(out, compute, step, ctx):
+    """(step, ctx) of an elementwise kernel writing into out, with integer
     overflow wrapping to the compute type as in torch.
 
-    make(view) -> (step, ctx) builds the kernel's own step writing to view.
-    Floating results and ports whose stores wrap (MicroPython) get the plain
-    step: no cost. Where a store raises on overflow (CPython, CircuitPython)
-    the plain step runs and, only if it raised, runs again through Wrap. An
-    out wider than the compute type (int32 math into int64) always wraps.
-    Python ints past the small-int range (+-2**30 on 32-bit ports) allocate.
+    ctx holds out.data (at its top level or in a nested tuple, such as
+    rows_ctx's row context). Floating results and ports whose stores wrap
+    (MicroPython) keep (step, ctx): no cost, nothing allocated. Where a store
+    raises on overflow (CPython, CircuitPython) the step runs as is and, only
+    if it raised, again with out.data replaced by a Wrap view. An out of
+    another type than the compute type (int32 math into int64) always goes
+    through Wrap. Python ints past the small-int range (+-2**30 on 32-bit
+    ports) allocate.
     """
-    if compute in dtypes.FLOATING or out.numel == 0:
-        return make(out.data)
-    if out.dtype != compute:
-        return make(Wrap(out.data, compute))
-    step, ctx = make(out.data)
-    if STORE_WRAPS:
+    if compute in dtypes.FLOATING or out.numel == 0 or (STORE_WRAPS and out.dtype == compute):
         return step, ctx
-    return _retry_wrapped, (step, ctx, make(Wrap(out.data, compute))[1])
+    wrapped = _swap(ctx, out.data, Wrap(out.data, compute))
+    if out.dtype != compute:
+        return step, wrapped
+    return _retry_wrapped, (step, ctx, wrapped)
+
+
+def _swap(ctx, old, new):
+    """ctx with every `old` (by identity, in nested tuples too) replaced by `new`."""
+    return tuple(new if v is old else (_swap(v, old, new) if isinstance(v, tuple) else v) for v in ctx)
 
 
 def _retry_wrapped(ctx):

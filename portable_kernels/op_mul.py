@@ -12,15 +12,15 @@ def mul_out(a, b, out):
     r = checks.arith_dtype((a, b), (), out, "mul")
     plan = loops.broadcast(a, b, out, "mul")
     if plan is None:
-        return loops.int_steps(out, r, lambda o: (_mul, (a.data, b.data, o, out.numel)))
+        return loops.int_steps(out, r, _mul, (a.data, b.data, out.data, out.numel))
     plan, n, sa, sb = plan
-    return loops.int_steps(out, r, lambda o: (loops.run_rows, loops.rows_ctx(_mul_row, (a.data, b.data, o, n, sa, sb), plan)))
+    return loops.int_steps(out, r, loops.run_rows, loops.rows_ctx(_mul_row, (a.data, b.data, out.data, n, sa, sb), plan))
 
 
 def mul_scalar_out(a, other, out):
     r = checks.arith_dtype((a,), (other,), out, "mul.Scalar")
     checks.out_shape(out, a.sizes, "mul.Scalar")
-    return loops.int_steps(out, r, lambda o: (_mul_scalar, (a.data, o, out.numel, other)))
+    return loops.int_steps(out, r, _mul_scalar, (a.data, out.data, out.numel, other))
 
 
 def _mul(ctx):

@@ -6,7 +6,7 @@ from portable_kernels import checks, loops
 
 def neg_out(x, out):
     r = checks.unary(x, out, "neg")
-    return loops.int_steps(out, r, lambda o: (_neg, (x.data, o, x.numel)))
+    return loops.int_steps(out, r, _neg, (x.data, out.data, x.numel))
 
 
 def _neg(ctx):

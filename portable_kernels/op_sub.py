@@ -10,7 +10,7 @@ def sub_out(a, b, alpha, out):
     checks.alpha(alpha, r, "sub")
     plan = loops.broadcast(a, b, out, "sub")
     if plan is None and alpha == 1:
-        return loops.int_steps(out, r, lambda o: (_sub, (a.data, b.data, o, out.numel)))
+        return loops.int_steps(out, r, _sub, (a.data, b.data, out.data, out.numel))
     return alpha_steps(a, b, out, -alpha, plan, None, r)
 
 
