@@ -62,7 +62,18 @@ def cmd_export(args):
     from host_tools import export
     from host_tools.inspect_pte import summary
 
-    model, inputs = load_model_file(args.model)
+    if (args.model is None) == (args.zoo is None):
+        raise CliError("export takes a model file or --zoo NAME (one of them)")
+    if args.zoo is not None:
+        from host_tools.zoo import build
+
+        try:
+            model, inputs = build(args.zoo)
+        except KeyError as e:
+            raise CliError(e.args[0]) from e
+        args.model = "zoo model %s" % args.zoo
+    else:
+        model, inputs = load_model_file(args.model)
     quant = {}
     if getattr(args, "quantize", None):
         from host_tools.quantize import cli_options
@@ -196,6 +207,18 @@ def cmd_run(args):
     return 0 if ok else 1
 
 
+def cmd_zoo(args):
+    from host_tools.macs import count_macs
+    from host_tools.zoo import MODELS, build
+
+    print("%-20s %10s %12s  %s" % ("name", "params", "MACs", "description"))
+    for name, (_, text) in MODELS.items():
+        model, inputs = build(name)
+        params = sum(p.numel() for p in model.parameters())
+        print("%-20s %10d %12d  %s" % (name, params, count_macs(model, inputs), text))
+    print("export one: mpy-et export --zoo NAME -o NAME.pte")
+
+
 def cmd_inspect(args):
     import json
 
@@ -249,7 +272,8 @@ def _parser():
     p.add_argument("--debug", action="store_true", help="show tracebacks and library warnings")
     sub = p.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export", help="export a model file to .pte")
-    e.add_argument("model", help="Python file defining `model` and `example_inputs`")
+    e.add_argument("model", nargs="?", help="Python file defining `model` and `example_inputs`")
+    e.add_argument("--zoo", metavar="NAME", help="export a model of the zoo instead (see `mpy-et zoo`)")
     e.add_argument("-o", "--output", default="model.pte")
     e.add_argument("--quantize", choices=["int8"], help="post-training quantization (int8: host_tools/quantize.py)")
     e.add_argument("--calibration", help="with --quantize: a torch.save'd list of input tuples (or tensors) for calibration")
@@ -264,6 +288,8 @@ def _parser():
     r.add_argument("--port", help="run on the board at this serial port instead (after `mpy-et flash`)")
     r.add_argument("--dest", default="", help="with --port: the board directory the dist was flashed to")
     r.set_defaults(fn=cmd_run)
+    z = sub.add_parser("zoo", help="list the model zoo (host_tools/zoo) with parameters and MACs")
+    z.set_defaults(fn=cmd_zoo)
     i = sub.add_parser("inspect", help="what a .pte needs on the device: arena, lower bound, constants, heap, operators")
     i.add_argument("pte")
     i.add_argument("--method", default="forward")
@@ -287,6 +313,7 @@ def _quiet_library_warnings():
     for category in (FutureWarning, DeprecationWarning):
         warnings.filterwarnings("ignore", category=category)
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
+    warnings.filterwarnings("ignore", message=".*were assigned during export")  # nn.GRU/LSTM flat weights
 
 
 def main(argv=None):

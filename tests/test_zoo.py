@@ -55,3 +55,16 @@ def test_zoo_model_both_ways_with_executorch(zoo, name):
 def test_zoo_plan_is_tight(zoo, name):
     info = inspect(zoo[name][3])
     assert info["lower_bound_bytes"] <= info["planned_bytes"] <= 1.05 * info["lower_bound_bytes"], info["plan_efficiency"]
+
+
+def test_cli_lists_and_exports_the_zoo(tmp_path, capsys):
+    from host_tools.cli import main
+
+    assert main(["zoo"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in NAMES)
+    path = str(tmp_path / "kws.pte")
+    assert main(["export", "--zoo", "mlp", "-o", path]) == 0
+    assert main(["run", path, "--target", "cpython", "--repeat", "1"]) == 0
+    assert main(["export", "--zoo", "no_such_model"]) == 1
+    assert "the zoo has" in capsys.readouterr().err
