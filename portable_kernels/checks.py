@@ -16,6 +16,9 @@ NUMERIC = READABLE + (dtypes.LONG,)
 ANY = NUMERIC + (dtypes.BOOL,)
 FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 _DEFAULT_FLOAT = dtypes.FLOAT
+# A Scalar's Python types, built once: a tuple written in an isinstance()
+# call is built (allocated) at every call. MicroPython's bool is no int.
+_NUMBER = (bool, int, float)
 
 
 def fail(message, code=INVALID_ARGUMENT):
@@ -76,7 +79,7 @@ def norm_dim(dim, ndim, what):
 
 def number(v, what):
     """A Scalar argument: bool, int or float (MicroPython's bool is no int)."""
-    if not isinstance(v, (bool, int, float)):
+    if not isinstance(v, _NUMBER):
         fail("%s must be a number, got %r" % (what, v), INVALID_TYPE)
     return v
 
@@ -161,28 +164,35 @@ def not_supported(message):
     fail(message, NOT_SUPPORTED)
 
 
-def arith_dtype(tensors, scalars, out, what, bools=False):
+def arith_dtype(tensors, scalars, out, what):
     """Check tensor and out dtypes of an arithmetic op; return the compute type.
 
     Bool tensors may take part (bool + float is float, as in torch); a bool
-    compute type is accepted only when `bools` (the op is defined on bools).
+    compute type is an error (any_dtype accepts it, for ops defined on bools).
     """
+    r = any_dtype(tensors, scalars, out, what)
+    if r == dtypes.BOOL:
+        fail(
+            "%s: not defined on bool tensors (%s); use the logical operators" % (what, ", ".join(shape_str(t) for t in tensors)),
+            INVALID_TYPE,
+        )
+    return r
+
+
+def any_dtype(tensors, scalars, out, what):
+    """arith_dtype for ops defined on bool tensors too. (Few parameters and
+    locals: a larger frame would be allocated on the heap at every call.)"""
     # Messages are formatted only on failure: load time stays allocation-light.
     for t in tensors:
         if not isinstance(t, Tensor) or t.dtype not in ANY:
             _bad_input(tensors, t, what)
     for s in scalars:
-        if not isinstance(s, (bool, int, float)):
+        if not isinstance(s, _NUMBER):
             number(s, "%s scalar" % what)
     if not isinstance(out, Tensor) or out.dtype not in ANY:
         is_tensor(out, "%s out" % what)
         dtype_in(out, ANY, "%s out" % what)
     r = result_dtype(tensors, scalars)
-    if r == dtypes.BOOL and not bools:
-        fail(
-            "%s: not defined on bool tensors (%s); use the logical operators" % (what, ", ".join(shape_str(t) for t in tensors)),
-            INVALID_TYPE,
-        )
     can_cast(r, out.dtype, what)
     return r
 
@@ -222,7 +232,7 @@ def alpha(value, compute, what):
 def unary(x, out, what, floating=False):
     """Elementwise op checks: readable input, out of x's shape and a type
     the result casts to (a floating result when `floating`)."""
-    r = arith_dtype((x,), (), out, what, bools=floating)
+    r = any_dtype((x,), (), out, what) if floating else arith_dtype((x,), (), out, what)
     if floating and r not in dtypes.FLOATING:
         r = dtypes.FLOAT
         can_cast(r, out.dtype, what)

@@ -249,7 +249,11 @@ def int_steps(out, compute, step, ctx):
     ports) allocate.
     """
     if compute in dtypes.FLOATING or out.numel == 0 or (STORE_WRAPS and out.dtype == compute):
-        return step, ctx
+        return step, ctx  # (a small frame: a larger one is allocated on the heap per call)
+    return _wrapping(out, compute, step, ctx)
+
+
+def _wrapping(out, compute, step, ctx):
     wrapped = _swap(ctx, out.data, Wrap(out.data, compute))
     if out.dtype != compute:
         return step, wrapped
