@@ -164,24 +164,13 @@ def not_supported(message):
     fail(message, NOT_SUPPORTED)
 
 
-def arith_dtype(tensors, scalars, out, what):
+def arith_dtype(tensors, scalars, out, what, bools=False):
     """Check tensor and out dtypes of an arithmetic op; return the compute type.
 
     Bool tensors may take part (bool + float is float, as in torch); a bool
-    compute type is an error (any_dtype accepts it, for ops defined on bools).
+    compute type is accepted only when `bools` (ops defined on bools; pass it
+    positionally: a keyword argument costs an allocation per call).
     """
-    r = any_dtype(tensors, scalars, out, what)
-    if r == dtypes.BOOL:
-        fail(
-            "%s: not defined on bool tensors (%s); use the logical operators" % (what, ", ".join(shape_str(t) for t in tensors)),
-            INVALID_TYPE,
-        )
-    return r
-
-
-def any_dtype(tensors, scalars, out, what):
-    """arith_dtype for ops defined on bool tensors too. (Few parameters and
-    locals: a larger frame would be allocated on the heap at every call.)"""
     # Messages are formatted only on failure: load time stays allocation-light.
     for t in tensors:
         if not isinstance(t, Tensor) or t.dtype not in ANY:
@@ -193,8 +182,14 @@ def any_dtype(tensors, scalars, out, what):
         is_tensor(out, "%s out" % what)
         dtype_in(out, ANY, "%s out" % what)
     r = result_dtype(tensors, scalars)
+    if r == dtypes.BOOL and not bools:
+        _bool_arith(tensors, what)
     can_cast(r, out.dtype, what)
     return r
+
+
+def _bool_arith(tensors, what):
+    fail("%s: not defined on bool tensors (%s); use the logical operators" % (what, ", ".join(shape_str(t) for t in tensors)), INVALID_TYPE)
 
 
 def _bad_input(tensors, t, what):
@@ -232,7 +227,7 @@ def alpha(value, compute, what):
 def unary(x, out, what, floating=False):
     """Elementwise op checks: readable input, out of x's shape and a type
     the result casts to (a floating result when `floating`)."""
-    r = any_dtype((x,), (), out, what) if floating else arith_dtype((x,), (), out, what)
+    r = arith_dtype((x,), (), out, what, floating)
     if floating and r not in dtypes.FLOATING:
         r = dtypes.FLOAT
         can_cast(r, out.dtype, what)

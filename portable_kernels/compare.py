@@ -50,7 +50,7 @@ def unary_bool(x, out, what, step):
 
 def bitwise_dtype(tensors, scalars, out, what):
     """Compute type of a bitwise op: bool or integers only."""
-    r = checks.any_dtype(tensors, scalars, out, what)
+    r = checks.arith_dtype(tensors, scalars, out, what, True)
     if r in dtypes.FLOATING:
         checks.fail(
             "%s: defined on bool and integer tensors only, got %s" % (what, ", ".join(checks.shape_str(t) for t in tensors)),

@@ -218,59 +218,50 @@ STORE_WRAPS = _store_wraps()
 
 class Wrap:
     """An out view whose stores wrap an integer to `dtype`'s width first
-    (int32 overflow gives what torch gives). One call per element: used only
-    where the port's own store cannot do it (see int_steps)."""
+    (int32 overflow gives what torch gives), for ports whose own stores raise
+    instead (see int_steps). One call per element; a value already in range
+    is stored as is, without allocating (the range test against the int32
+    limits, which are long ints on 32-bit ports, compares in place)."""
 
     def __init__(self, view, dtype):
         bits = 8 * dtypes.itemsize(dtype)
         self.view = view
         self.low = 0 if dtype == dtypes.BYTE else -(1 << (bits - 1))
+        self.high = self.low + (1 << bits) - 1
         self.mask = (1 << bits) - 1
 
     def __getitem__(self, i):
         return self.view[i]
 
     def __setitem__(self, i, v):
-        low = self.low
-        self.view[i] = ((v - low) & self.mask) + low
+        if self.low <= v <= self.high:
+            self.view[i] = v
+        else:
+            self.view[i] = ((v - self.low) & self.mask) + self.low
 
 
 def int_steps(out, compute, step, ctx):
     """(step, ctx) of an elementwise kernel writing into out, with integer
     overflow wrapping to the compute type as in torch.
 
-    ctx holds out.data (at its top level or in a nested tuple, such as
-    rows_ctx's row context). Floating results and ports whose stores wrap
-    (MicroPython) keep (step, ctx): no cost, nothing allocated. Where a store
-    raises on overflow (CPython, CircuitPython) the step runs as is and, only
-    if it raised, again with out.data replaced by a Wrap view. An out of
-    another type than the compute type (int32 math into int64) always goes
-    through Wrap. Python ints past the small-int range (+-2**30 on 32-bit
-    ports) allocate.
+    ctx holds out.data (at its top level or in nested tuples, such as
+    rows_ctx's row context). Floating results, and integer results on ports
+    whose stores wrap (MicroPython), keep (step, ctx): no cost, nothing
+    allocated. Where a store raises on overflow instead (CPython,
+    CircuitPython), or out has another type than the compute type (int32
+    math into int64), out.data is replaced by a Wrap view: a method call per
+    element on those integer paths only. (Not a rerun after a failed store:
+    the planner runs elementwise ops in place, over their inputs.) Python
+    ints past the small-int range (+-2**30 on 32-bit ports) allocate.
     """
     if compute in dtypes.FLOATING or out.numel == 0 or (STORE_WRAPS and out.dtype == compute):
         return step, ctx  # (a small frame: a larger one is allocated on the heap per call)
-    return _wrapping(out, compute, step, ctx)
-
-
-def _wrapping(out, compute, step, ctx):
-    wrapped = _swap(ctx, out.data, Wrap(out.data, compute))
-    if out.dtype != compute:
-        return step, wrapped
-    return _retry_wrapped, (step, ctx, wrapped)
+    return step, _swap(ctx, out.data, Wrap(out.data, compute))
 
 
 def _swap(ctx, old, new):
     """ctx with every `old` (by identity, in nested tuples too) replaced by `new`."""
     return tuple(new if v is old else (_swap(v, old, new) if isinstance(v, tuple) else v) for v in ctx)
-
-
-def _retry_wrapped(ctx):
-    step, fast, wrapped = ctx
-    try:
-        step(fast)
-    except Exception:  # a store past the dtype's range (ValueError, OverflowError, struct.error); any other error recurs
-        step(wrapped)
 
 
 # -- raw copies ---------------------------------------------------------------

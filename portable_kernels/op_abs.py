@@ -6,7 +6,8 @@ from portable_kernels import checks, loops
 
 def abs_out(x, out):
     r = checks.unary(x, out, "abs")
-    return loops.int_steps(out, r, _abs, (x.data, out.data, x.numel))
+    ctx = (x.data, out.data, x.numel)
+    return loops.int_steps(out, r, _abs, ctx)
 
 
 def _abs(ctx):

@@ -27,15 +27,19 @@ def alpha_steps(a, b, out, alpha, plan, same, compute):
     """Steps for a + alpha * b; `same` handles alpha == 1 without broadcasting."""
     if plan is None:
         if alpha == 1:
-            return loops.int_steps(out, compute, same, (a.data, b.data, out.data, out.numel))
-        return loops.int_steps(out, compute, _add_alpha, (a.data, b.data, out.data, out.numel, alpha))
+            ctx = (a.data, b.data, out.data, out.numel)
+            return loops.int_steps(out, compute, same, ctx)
+        ctx = (a.data, b.data, out.data, out.numel, alpha)
+        return loops.int_steps(out, compute, _add_alpha, ctx)
     plan, n, sa, sb = plan
-    return loops.int_steps(out, compute, loops.run_rows, loops.rows_ctx(_add_row, (a.data, b.data, out.data, n, sa, sb, alpha), plan))
+    ctx = loops.rows_ctx(_add_row, (a.data, b.data, out.data, n, sa, sb, alpha), plan)
+    return loops.int_steps(out, compute, loops.run_rows, ctx)
 
 
 def scalar_step(a, out, c, compute):
     """Step for out = a + c (c a Python number fixed at load time)."""
-    return loops.int_steps(out, compute, _add_scalar, (a.data, out.data, out.numel, c))
+    ctx = (a.data, out.data, out.numel, c)
+    return loops.int_steps(out, compute, _add_scalar, ctx)
 
 
 def _add(ctx):

@@ -51,9 +51,11 @@ def div_out_mode(a, b, rounding_mode, out):
     steps = _mode_steps(rounding_mode, r, what)
     plan = loops.broadcast(a, b, out, what)
     if plan is None:
-        return loops.int_steps(out, r, steps[0], (a.data, b.data, out.data, out.numel))
+        ctx = (a.data, b.data, out.data, out.numel)
+        return loops.int_steps(out, r, steps[0], ctx)
     plan, n, sa, sb = plan
-    return loops.int_steps(out, r, loops.run_rows, loops.rows_ctx(steps[1], (a.data, b.data, out.data, n, sa, sb), plan))
+    ctx = loops.rows_ctx(steps[1], (a.data, b.data, out.data, n, sa, sb), plan)
+    return loops.int_steps(out, r, loops.run_rows, ctx)
 
 
 def div_scalar_mode_out(a, other, rounding_mode, out):
@@ -68,7 +70,8 @@ def div_scalar_mode_out(a, other, rounding_mode, out):
         if r not in dtypes.FLOATING:
             checks.fail("%s: integer division by zero (torch raises ZeroDivisionError)" % what)
         step = _div_by_zero
-    return loops.int_steps(out, r, step, (a.data, out.data, out.numel, other))
+    ctx = (a.data, out.data, out.numel, other)
+    return loops.int_steps(out, r, step, ctx)
 
 
 def _mode_steps(mode, compute, what):

@@ -7,6 +7,7 @@ import math
 from portable_kernels import checks
 from portable_kernels.floats import math_fn
 
+
 def gelu_out(x, approximate, out):
     checks.floating(x, out, "gelu")
     if approximate == "tanh":

@@ -6,7 +6,7 @@ from portable_kernels import checks, compare
 
 
 def maximum_out(a, b, out):
-    checks.any_dtype((a, b), (), out, "maximum")
+    checks.arith_dtype((a, b), (), out, "maximum", True)
     return compare.binary_steps(a, b, out, "maximum", _maximum, _maximum_row)
 
 

@@ -6,7 +6,7 @@ from portable_kernels import checks, compare
 
 
 def minimum_out(a, b, out):
-    checks.any_dtype((a, b), (), out, "minimum")
+    checks.arith_dtype((a, b), (), out, "minimum", True)
     return compare.binary_steps(a, b, out, "minimum", _minimum, _minimum_row)
 
 

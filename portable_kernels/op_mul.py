@@ -12,15 +12,18 @@ def mul_out(a, b, out):
     r = checks.arith_dtype((a, b), (), out, "mul")
     plan = loops.broadcast(a, b, out, "mul")
     if plan is None:
-        return loops.int_steps(out, r, _mul, (a.data, b.data, out.data, out.numel))
+        ctx = (a.data, b.data, out.data, out.numel)
+        return loops.int_steps(out, r, _mul, ctx)
     plan, n, sa, sb = plan
-    return loops.int_steps(out, r, loops.run_rows, loops.rows_ctx(_mul_row, (a.data, b.data, out.data, n, sa, sb), plan))
+    ctx = loops.rows_ctx(_mul_row, (a.data, b.data, out.data, n, sa, sb), plan)
+    return loops.int_steps(out, r, loops.run_rows, ctx)
 
 
 def mul_scalar_out(a, other, out):
     r = checks.arith_dtype((a,), (other,), out, "mul.Scalar")
     checks.out_shape(out, a.sizes, "mul.Scalar")
-    return loops.int_steps(out, r, _mul_scalar, (a.data, out.data, out.numel, other))
+    ctx = (a.data, out.data, out.numel, other)
+    return loops.int_steps(out, r, _mul_scalar, ctx)
 
 
 def _mul(ctx):

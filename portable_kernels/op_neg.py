@@ -6,7 +6,8 @@ from portable_kernels import checks, loops
 
 def neg_out(x, out):
     r = checks.unary(x, out, "neg")
-    return loops.int_steps(out, r, _neg, (x.data, out.data, x.numel))
+    ctx = (x.data, out.data, x.numel)
+    return loops.int_steps(out, r, _neg, ctx)
 
 
 def _neg(ctx):

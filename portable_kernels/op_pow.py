@@ -21,9 +21,11 @@ def pow_tensor_tensor_out(a, b, out):
     plan = loops.broadcast(a, b, out, what)
     same, row = (_pow, _pow_row) if r in dtypes.FLOATING else (_ipow, _ipow_row)
     if plan is None:
-        return loops.int_steps(out, r, same, (a.data, b.data, out.data, out.numel))
+        ctx = (a.data, b.data, out.data, out.numel)
+        return loops.int_steps(out, r, same, ctx)
     plan, n, sa, sb = plan
-    return loops.int_steps(out, r, loops.run_rows, loops.rows_ctx(row, (a.data, b.data, out.data, n, sa, sb), plan))
+    ctx = loops.rows_ctx(row, (a.data, b.data, out.data, n, sa, sb), plan)
+    return loops.int_steps(out, r, loops.run_rows, ctx)
 
 
 def pow_tensor_scalar_out(a, exponent, out):
@@ -42,7 +44,8 @@ def pow_tensor_scalar_out(a, exponent, out):
         if exponent < 0:
             checks.fail("%s: integers to negative integer powers are not allowed (exponent %r)" % (what, exponent), checks.INVALID_ARGUMENT)
         step = _square if exponent == 2 else _ipow_scalar
-    return loops.int_steps(out, r, step, (a.data, out.data, out.numel, exponent))
+    ctx = (a.data, out.data, out.numel, exponent)
+    return loops.int_steps(out, r, step, ctx)
 
 
 def pow_scalar_out(base, b, out):
@@ -52,7 +55,8 @@ def pow_scalar_out(base, b, out):
     step = _base_pow if r in dtypes.FLOATING else _ibase_pow
     if r in dtypes.FLOATING:
         base = float(base)
-    return loops.int_steps(out, r, step, (b.data, out.data, out.numel, base))
+    ctx = (b.data, out.data, out.numel, base)
+    return loops.int_steps(out, r, step, ctx)
 
 
 def safe_pow(x, y):

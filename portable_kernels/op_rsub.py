@@ -12,8 +12,10 @@ def rsub_scalar_out(a, other, alpha, out):
     checks.alpha(alpha, r, what)
     checks.out_shape(out, a.sizes, what)
     if alpha == 1:
-        return loops.int_steps(out, r, _rsub, (a.data, out.data, out.numel, other))
-    return loops.int_steps(out, r, _rsub_alpha, (a.data, out.data, out.numel, other, alpha))
+        ctx = (a.data, out.data, out.numel, other)
+        return loops.int_steps(out, r, _rsub, ctx)
+    ctx = (a.data, out.data, out.numel, other, alpha)
+    return loops.int_steps(out, r, _rsub_alpha, ctx)
 
 
 def rsub_tensor_out(a, b, alpha, out):
@@ -26,7 +28,8 @@ def rsub_tensor_out(a, b, alpha, out):
 def _minus(a, b, out, r, what):
     plan = loops.broadcast(b, a, out, what)
     if plan is None:
-        return loops.int_steps(out, r, _rsub_same, (b.data, a.data, out.data, out.numel))
+        ctx = (b.data, a.data, out.data, out.numel)
+        return loops.int_steps(out, r, _rsub_same, ctx)
     return alpha_steps(b, a, out, -1, plan, None, r)
 
 

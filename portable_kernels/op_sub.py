@@ -10,7 +10,8 @@ def sub_out(a, b, alpha, out):
     checks.alpha(alpha, r, "sub")
     plan = loops.broadcast(a, b, out, "sub")
     if plan is None and alpha == 1:
-        return loops.int_steps(out, r, _sub, (a.data, b.data, out.data, out.numel))
+        ctx = (a.data, b.data, out.data, out.numel)
+        return loops.int_steps(out, r, _sub, ctx)
     return alpha_steps(a, b, out, -alpha, plan, None, r)
 
 

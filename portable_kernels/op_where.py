@@ -11,7 +11,7 @@ def where_self_out(cond, a, b, out):
     what = "where.self"
     checks.is_tensor(cond, what + " condition")
     checks.dtype_in(cond, (dtypes.BOOL, dtypes.BYTE), what + " condition")
-    checks.any_dtype((a, b), (), out, what)
+    checks.arith_dtype((a, b), (), out, what, True)
     shape = loops.shape_of((cond, a, b), what)
     checks.out_shape(out, shape, what)
     if out.numel == 0:

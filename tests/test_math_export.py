@@ -70,3 +70,44 @@ def test_executorch_export_runs_on_mpy_et():
     model, inputs = Mixed().eval(), _inputs()
     pte = to_edge(torch.export.export(model, inputs)).to_executorch().buffer
     _check(run(pte, inputs, "cpython", repeat=1).outputs, model(*inputs), "ExecuTorch's .pte")
+
+
+def _tensor(t):
+    from host_tools.ir import tensor_bytes
+    from mpy_et.tensor import Tensor
+    from tests.kernel_cases import CODES
+
+    x = Tensor(CODES[t.dtype], tuple(t.shape))
+    x.bind(bytearray(tensor_bytes(t)), 0)
+    return x
+
+
+# op -> (torch function, extra arguments of the out variant, input)
+_IN_PLACE = {
+    "aten::silu.out": (F.silu, [], None),
+    "aten::hardswish.out": (F.hardswish, [], None),
+    "aten::hardsigmoid.out": (F.hardsigmoid, [], None),
+    "aten::gelu.out": (F.gelu, ["none"], None),
+    "aten::elu.out": (F.elu, [1.0, 1, 1], None),
+    "aten::leaky_relu.out": (lambda t: F.leaky_relu(t, 0.01), [0.01], None),
+    "aten::exp.out": (torch.exp, [], None),
+    "aten::neg.out": (torch.neg, [], torch.tensor([5, -(2**31), 2**31 - 1], dtype=torch.int32)),
+    "aten::abs.out": (torch.abs, [], torch.tensor([5, -(2**31), -7], dtype=torch.int32)),
+    "aten::rsub.Scalar_out": (lambda t: 3 - t, [3, 1], torch.tensor([-(2**31), 4, 2**31 - 1], dtype=torch.int32)),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_IN_PLACE))
+def test_kernel_runs_in_place(op):
+    """The planner may give an elementwise op's out the buffer of its input
+    (host_tools/plan_lifetimes.INPLACE_OPS): the kernel must read each
+    element before writing it, integer wrap-around included."""
+    from mpy_et.kernels import resolve
+
+    fn, extra, t = _IN_PLACE[op]
+    t = torch.tensor([-4.0, -3.0, -1.5, -0.1, 0.0, 0.7, 2.5, 3.0, 9.0]) if t is None else t
+    x = _tensor(t)
+    step, ctx = resolve([op], {})[op](x, *extra, x)
+    step(ctx)
+    got = torch.tensor([x.data[i] for i in range(x.numel)], dtype=t.dtype)
+    torch.testing.assert_close(got, fn(t), atol=1e-6, rtol=1e-6)
