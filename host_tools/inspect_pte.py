@@ -183,6 +183,9 @@ def _mpy_size(obj, seen, skip):
 def predicted_load_heap(program, method="forward"):
     """Heap a loaded method keeps on the unix port, arena included, predicted by
     loading it on the host and sizing the objects as MicroPython lays them out."""
+    from portable_kernels import scratch
+
+    scratch.reset()  # count the shared scratch lists this program's layers need, once
     m = program.load_method(method)
     skip = {id(program.buf), id(program), id(program.reader)}
     seen = set()

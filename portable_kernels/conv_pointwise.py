@@ -9,6 +9,7 @@ small on a microcontroller. Allocation in the step: boxed floats only.
 """
 
 from mpy_et.port import const
+from portable_kernels import scratch
 from portable_kernels.loops import accumulate, release
 
 _TILE_ELEMENTS = const(1024)
@@ -23,8 +24,8 @@ def prepare(x, weight, bias, out, n, oc, groups, cpg, hw):
         weight.data,
         bdata,
         out.data,
-        [0.0] * (cpg * tile),
-        [0.0] * tile,
+        scratch.floats(cpg * tile, "pointwise input"),
+        scratch.floats(tile, "pointwise acc"),
         n,
         oc,
         groups,

@@ -22,7 +22,7 @@ arithmetic results). The lists live as long as the loaded method.
 """
 
 from mpy_et import dtypes
-from portable_kernels import checks, conv_pointwise, conv_transposed
+from portable_kernels import checks, conv_pointwise, conv_transposed, scratch
 from portable_kernels.conv_rows import conv_rows, fill_plane
 from portable_kernels.loops import release
 
@@ -91,8 +91,8 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
         return conv_pointwise.prepare(x, weight, bias, out, n, oc, groups, cpg, h * w)
     # geometry in the padded plane: wp wide, the input starts at ph * wp + pw
     geom = (n, groups, oc // groups, cpg, h, w, wp, ph * wp + pw, oh, ow, sh * wp, sw)
-    acc = [0.0] * (oh * ow)
-    plane = None if direct else [0.0] * (hp * wp)
+    acc = scratch.floats(oh * ow, "conv acc")
+    plane = None if direct else scratch.floats(hp * wp, "conv plane")
     if kh == 3 and kw == 3:
         taps = tuple(i * dh * wp + j * dw for i in range(3) for j in range(3))
         return _conv3x3, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + taps[1:]
