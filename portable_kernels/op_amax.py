@@ -7,19 +7,21 @@ from portable_kernels.reduce_extreme import extreme
 
 def amax_out(x, dim, keepdim, out):
     ko, ro = extreme(x, dim, keepdim, out, "amax")
-    return _amax, (x.data, out.data, ko, ro)
+    return _amax, (x.data, out.data, ko, ro[1:])  # ro[0] is 0: the first element starts the walk
 
 
 def _amax(ctx):
-    x, o, ko, ro = ctx
+    # `not v <= m` is also true for a NaN v; the NaN test runs only when m changes
+    x, o, ko, rest = ctx
     k = 0
     for b in ko:
         m = x[b]
-        for r in ro:
-            v = x[b + r]
-            if v > m or v != v:
-                m = v
-                if v != v:
-                    break
+        if m == m:
+            for r in rest:
+                v = x[b + r]
+                if not v <= m:
+                    m = v
+                    if v != v:
+                        break
         o[k] = m
         k += 1
