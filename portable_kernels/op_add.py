@@ -32,7 +32,8 @@ def alpha_steps(a, b, out, alpha, plan, same, compute):
         ctx = (a.data, b.data, out.data, out.numel, alpha)
         return loops.int_steps(out, compute, _add_alpha, ctx)
     plan, n, sa, sb = plan
-    ctx = loops.rows_ctx(_add_row, (a.data, b.data, out.data, n, sa, sb, alpha), plan)
+    row = _add_row1 if alpha == 1 else (_sub_row1 if alpha == -1 else _add_row)
+    ctx = loops.rows_ctx(row, (a.data, b.data, out.data, n, sa, sb, alpha), plan)
     return loops.int_steps(out, compute, loops.run_rows, ctx)
 
 
@@ -58,6 +59,35 @@ def _add_row(rctx, ia, ib, io):
     a, b, o, n, sa, sb, alpha = rctx
     for k in range(io, io + n):
         o[k] = a[ia] + alpha * b[ib]
+        ia += sa
+        ib += sb
+
+
+def _add_row1(rctx, ia, ib, io):
+    # alpha 1: no product per element; b constant along the row (a bias): one read
+    a, b, o, n, sa, sb, _ = rctx
+    if sb == 0:
+        c = b[ib]
+        for k in range(io, io + n):
+            o[k] = a[ia] + c
+            ia += sa
+        return
+    for k in range(io, io + n):
+        o[k] = a[ia] + b[ib]
+        ia += sa
+        ib += sb
+
+
+def _sub_row1(rctx, ia, ib, io):
+    a, b, o, n, sa, sb, _ = rctx
+    if sb == 0:
+        c = b[ib]
+        for k in range(io, io + n):
+            o[k] = a[ia] - c
+            ia += sa
+        return
+    for k in range(io, io + n):
+        o[k] = a[ia] - b[ib]
         ia += sa
         ib += sb
 

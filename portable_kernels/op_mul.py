@@ -34,6 +34,12 @@ def _mul(ctx):
 
 def _mul_row(rctx, ia, ib, io):
     a, b, o, n, sa, sb = rctx
+    if sb == 0:  # b constant along the row (a per-channel scale): one read
+        c = b[ib]
+        for k in range(io, io + n):
+            o[k] = a[ia] * c
+            ia += sa
+        return
     for k in range(io, io + n):
         o[k] = a[ia] * b[ib]
         ia += sa
