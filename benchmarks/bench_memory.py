@@ -81,7 +81,10 @@ def weight_independence():
         pte = export(model, x)
         s = run(pte, x, "unix", repeat=1, heap_bytes=8 * 1024 * 1024).stats
         kept.append((len(pte), s["load_method_heap_bytes"] - s["arena_bytes"]))
-    print("\nweight independence: .pte %d B keeps %d B; .pte %d B keeps %d B (difference %d B)" % (*kept[0], *kept[1], kept[1][1] - kept[0][1]))
+    print(
+        "\nweight independence: .pte %d B keeps %d B; .pte %d B keeps %d B (difference %d B)"
+        % (*kept[0], *kept[1], kept[1][1] - kept[0][1])
+    )
 
 
 def streaming():
