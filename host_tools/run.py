@@ -38,7 +38,19 @@ class RunResult:
     target: str = ""
 
 
-def run(pte, inputs, target="cpython", *, method="forward", repeat=3, heap_lock=False, timeout=600, heap_bytes=None, deploy="romfs", stream=False):
+def run(
+    pte,
+    inputs,
+    target="cpython",
+    *,
+    method="forward",
+    repeat=3,
+    heap_lock=False,
+    timeout=600,
+    heap_bytes=None,
+    deploy="romfs",
+    stream=False,
+):
     """Run a program on a target.
 
     Args:

@@ -35,7 +35,10 @@ KERNELS = {
     # neural-network layers, shape and copy ops (issue 7)
     "aten::_adaptive_avg_pool2d.out": ("portable_kernels.op_adaptive_avg_pool2d", "adaptive_avg_pool2d_out"),
     "aten::adaptive_max_pool2d.out": ("portable_kernels.op_adaptive_max_pool2d", "adaptive_max_pool2d_out"),
-    "aten::_native_batch_norm_legit_no_training.out": ("portable_kernels.op_native_batch_norm_legit_no_training", "native_batch_norm_legit_no_training_out"),
+    "aten::_native_batch_norm_legit_no_training.out": (
+        "portable_kernels.op_native_batch_norm_legit_no_training",
+        "native_batch_norm_legit_no_training_out",
+    ),
     "aten::_to_copy.out": ("portable_kernels.op_to_copy", "to_copy_out"),
     "aten::alias_copy.out": ("portable_kernels.op_alias_copy", "alias_copy_out"),
     "aten::arange.out": ("portable_kernels.op_arange", "arange_out"),

@@ -30,7 +30,18 @@ from tests import (
 )
 from tests.device import kernel_runner
 
-CASES = kernel_cases.build(kernel_cases_elementwise.cases() + kernel_cases_nn.cases() + kernel_cases_shape.cases() + kernel_cases_layers.cases() + kernel_cases_resample.cases() + kernel_cases_shape2.cases() + kernel_cases_quant.cases() + kernel_cases_math.cases() + kernel_cases_logic.cases() + kernel_cases_reduce.cases())
+CASES = kernel_cases.build(
+    kernel_cases_elementwise.cases()
+    + kernel_cases_nn.cases()
+    + kernel_cases_shape.cases()
+    + kernel_cases_layers.cases()
+    + kernel_cases_resample.cases()
+    + kernel_cases_shape2.cases()
+    + kernel_cases_quant.cases()
+    + kernel_cases_math.cases()
+    + kernel_cases_logic.cases()
+    + kernel_cases_reduce.cases()
+)
 LINES, BLOB = kernel_cases.serialize(CASES)
 DECODED = [json.loads(line) for line in LINES.decode().splitlines()]
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "kernel_runner.py")
