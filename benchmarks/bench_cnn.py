@@ -9,24 +9,15 @@ the same on every run: instructions per inference and per MAC.
 import argparse
 import os
 import runpy
-import time
 
 import torch
+from timing import median_us
 
 import mpy_et
 from host_tools import export, run
 from host_tools.macs import count_macs
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "host_tools", "examples", "cnn.py")
-
-
-def _median_us(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t) * 1e6)
-    return sorted(times)[len(times) // 2]
 
 
 def main():
@@ -44,9 +35,9 @@ def main():
     et_pte = to_edge(torch.export.export(model, inputs)).to_executorch().buffer
     et_method = Runtime.get().load_program(et_pte).load_method("forward")
     et_method.execute(list(inputs))
-    et_us = _median_us(lambda: et_method.execute(list(inputs)), args.repeat * 10)
+    et_us = median_us(lambda: et_method.execute(list(inputs)), args.repeat * 10)
     with torch.no_grad():
-        torch_us = _median_us(lambda: model(*inputs), args.repeat * 10)
+        torch_us = median_us(lambda: model(*inputs), args.repeat * 10)
 
     macs = count_macs(model, inputs)
     print("small CNN 1x1x28x28, %d bytes .pte, %d MACs" % (len(pte), macs))

@@ -14,9 +14,9 @@ import argparse
 import os
 import runpy
 import sys
-import time
 
 import torch
+from timing import median_us
 
 from host_tools import export, run
 from host_tools.macs import count_macs
@@ -33,15 +33,6 @@ def _models():
     yield "examples/cnn.py 1x1x28x28 (log_softmax stays float)", ns["model"], (1, 1, 28, 28)
     yield "tests SmallCNN 1x3x16x16 (dw/pw/dilated/add/mean)", SmallCNN().eval(), (1, 3, 16, 16)
     yield "tests MLP 3x20", MLP().eval(), (3, 20)
-
-
-def _median_us(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t) * 1e6)
-    return sorted(times)[len(times) // 2]
 
 
 def main():
@@ -61,7 +52,7 @@ def main():
         et_pte = to_edge(torch.export.export(model, inputs)).to_executorch().buffer
         et_method = Runtime.get().load_program(et_pte).load_method("forward")
         et_method.execute(list(inputs))
-        et_us = _median_us(lambda m=et_method, x=list(inputs): m.execute(x), args.repeat * 10)
+        et_us = median_us(lambda m=et_method, x=list(inputs): m.execute(x), args.repeat * 10)
         macs = count_macs(model, inputs)
         print("\n%s: %d MACs, int8 .pte %d bytes; float ops: %s" % (name, macs, len(pte), [op for op, _ in report["float_ops"]] or "none"))
         print("  ExecuTorch portable fp32 (C++): %8.1f us  %6.2f ns/MAC" % (et_us, et_us * 1000 / macs))

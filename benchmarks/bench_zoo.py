@@ -10,24 +10,15 @@ model that fails is a row saying why.
 
 import argparse
 import os
-import time
 
 import torch
+from timing import median_us
 
 from host_tools import export, run
 from host_tools.macs import count_macs
 from host_tools.zoo import MODELS, build
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _median_us(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t) * 1e6)
-    return sorted(times)[len(times) // 2]
 
 
 def measure(name, repeat, wasm_max_macs):
@@ -39,9 +30,9 @@ def measure(name, repeat, wasm_max_macs):
     pte = export(model, inputs)
     et_method = Runtime.get().load_program(to_edge(torch.export.export(model, inputs)).to_executorch().buffer).load_method("forward")
     et_method.execute(list(inputs))
-    et_us = _median_us(lambda: et_method.execute(list(inputs)), repeat * 5)
+    et_us = median_us(lambda: et_method.execute(list(inputs)), repeat * 5)
     with torch.no_grad():
-        torch_us = _median_us(lambda: model(*inputs), repeat * 5)
+        torch_us = median_us(lambda: model(*inputs), repeat * 5)
     unix_us = run(pte, inputs, "unix", repeat=repeat, heap_bytes=64 * 1024 * 1024).stats["execute_us"]
     wasm_us = run(pte, inputs, "wasm", repeat=1).stats["execute_us"] if macs <= wasm_max_macs else None
     return {"name": name, "macs": macs, "unix_us": unix_us, "et_us": et_us, "torch_us": torch_us, "wasm_us": wasm_us}
