@@ -19,7 +19,10 @@ MODELS = {
     "lenet5": ("lenet", "LeNet-5 on 1x32x32"),
     "mlp": ("mlp", "MLP 64-128-64-10"),
     "imu_cnn1d": ("imu", "1-D CNN over 3-axis IMU windows of 128 samples, 6 classes"),
-    "transformer_block": ("transformer", "transformer encoder block: 4-head attention, layer norm, GELU (16 tokens x 32)"),
+    "transformer_block": (
+        "transformer",
+        "nn.TransformerEncoderLayer: 4-head attention, layer norm, GELU (16 tokens x 32)",
+    ),
     "gru": ("recurrent", "GRU (hidden 32) over 20 steps of 8 features, 4 classes"),
     "lstm": ("recurrent", "LSTM (hidden 32) over 20 steps of 8 features, 4 classes"),
     "mobilenet_v2_block": ("inverted_residual", "MobileNetV2 inverted-residual block, 16 channels at 24x24, expansion 6"),

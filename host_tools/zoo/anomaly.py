@@ -1,4 +1,5 @@
-"""FC autoencoder for anomaly detection (MLPerf Tiny, ToyADMOS): 640 inputs,
+"""FC autoencoder for anomaly detection, as MLPerf Tiny's reference
+(anomaly_detection/keras_model.py, ToyADMOS, 5 frames x 128 mels): 640 inputs,
 four 128-wide layers, an 8-wide bottleneck, four 128-wide layers, 640 outputs;
 every hidden layer is Linear + BatchNorm + ReLU."""
 

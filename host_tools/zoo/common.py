@@ -21,9 +21,10 @@ def finish(model, inputs, seed):
     return model.eval(), x
 
 
-def conv_bn_relu(cin, cout, k, stride=1, groups=1, relu6=False, dims=2):
-    conv = (nn.Conv2d if dims == 2 else nn.Conv1d)(
-        cin, cout, k, stride, k // 2 if isinstance(k, int) else tuple(d // 2 for d in k), groups=groups, bias=False
-    )
+def conv_bn_relu(cin, cout, k, stride=1, groups=1, relu6=False, dims=2, padding=None, bias=False):
+    """Convolution (padding k // 2 unless given) + batch norm + ReLU or ReLU6."""
+    if padding is None:
+        padding = k // 2 if isinstance(k, int) else tuple(d // 2 for d in k)
+    conv = (nn.Conv2d if dims == 2 else nn.Conv1d)(cin, cout, k, stride, padding, groups=groups, bias=bias)
     bn = (nn.BatchNorm2d if dims == 2 else nn.BatchNorm1d)(cout)
     return nn.Sequential(conv, bn, nn.ReLU6() if relu6 else nn.ReLU())
