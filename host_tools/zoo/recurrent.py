@@ -1,5 +1,10 @@
 """torch.nn.GRU and torch.nn.LSTM sequence classifiers: 20 steps of 8 features,
-hidden size 32, a linear layer on the last step's output."""
+hidden size 32, a linear layer on the last step's output.
+
+No workaround: torch.export (torch 2.13) keeps aten.gru.input / aten.lstm.input
+and the core ATen decomposition unrolls them over the 20 steps into addmm,
+sigmoid, tanh, mul, add/sub and split/select/cat (about 270 kernel calls), all
+portable operators; ExecuTorch's exporter emits the same kind of program."""
 
 from torch import nn
 
