@@ -5,16 +5,14 @@ Requantization, exactly as host_tools/quant_ref.py defines it:
 evaluated so that no intermediate reaches 2**30 (small ints on 32-bit ports:
 nothing allocates): s <= 21 directly, s >= 22 with acc split in 15-bit halves.
 
-HAS_VIPER: the port has a native emitter (sys.implementation._mpy carries a
-native arch); only then is a viper module (q_*_viper.py) imported.
+HAS_VIPER: the port has a native emitter (portable_kernels/emitters.py);
+only then is a viper module (q_*_viper.py) imported.
 """
-
-import sys
 
 from mpy_et import dtypes
 from portable_kernels import checks
+from portable_kernels.emitters import HAS_NATIVE as HAS_VIPER
 
-HAS_VIPER = (getattr(sys.implementation, "_mpy", 0) >> 10) != 0
 # Kernels loaded while this is False take the pure-Python reference path
 # (tests switch it to compare both on one port).
 use_viper = HAS_VIPER
