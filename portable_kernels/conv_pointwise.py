@@ -10,6 +10,7 @@ small on a microcontroller. Allocation in the step: boxed floats only.
 
 from mpy_et.port import const
 from portable_kernels import scratch
+from portable_kernels.emitters import HAS_NATIVE
 from portable_kernels.loops import accumulate, release
 
 _TILE_ELEMENTS = const(1024)
@@ -62,3 +63,7 @@ def _pointwise(ctx):
                 t0 += tn
     release(xt)
     release(acc)
+
+
+if HAS_NATIVE:  # the same functions compiled by the native emitter (host_tools/native_variants.py)
+    from portable_kernels.conv_native import _pointwise  # noqa: E402, F811

@@ -2,7 +2,9 @@
 5x5, 10x4, 1-D kernels of 2 to 5 and the like. Each kernel row's taps are
 summed in one expression per output pixel, with the row's weights
 hoisted, so the accumulator list is read and written once per kernel row
-rather than once per tap. Same plane geometry and padding copy as
+rather than once per tap; with stride and dilation 1 along the row, 3- and
+5-tap rows slide their window (the taps live in locals, one list read per
+output). Same plane geometry and padding copy as
 op_convolution's other steps. Allocation in the step: boxed floats only.
 """
 
@@ -20,6 +22,7 @@ def fill_plane(x, xi, plane, p, h, w, wp):
 
 def conv_rows(ctx):
     x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, kh, kw, kstep, d1 = ctx
+    slide = sw == 1 and d1 == 1
     hw = h * w
     gstride = cpg * hw
     ohw = oh * ow
@@ -56,6 +59,22 @@ def conv_rows(ctx):
                             r += rstep
                     elif kw == 3:
                         w2 = wt[wi + 2]
+                        if slide:  # stride and dilation 1: the window slides, one read per output
+                            for _ in range(oh):
+                                u0 = pl[r]
+                                u1 = pl[r + 1]
+                                a = r + 2
+                                for _ in range(ow):
+                                    u2 = pl[a]
+                                    acc[j] += w0 * u0 + w1 * u1 + w2 * u2
+                                    u0 = u1
+                                    u1 = u2
+                                    j += 1
+                                    a += 1
+                                r += rstep
+                            wi += 3
+                            r0 += kstep
+                            continue
                         for _ in range(oh):
                             a = r
                             for _ in range(ow):  # counted: range() with a variable step would allocate
@@ -77,6 +96,26 @@ def conv_rows(ctx):
                         w2 = wt[wi + 2]
                         w3 = wt[wi + 3]
                         w4 = wt[wi + 4]
+                        if slide:  # stride and dilation 1: the window slides, one read per output
+                            for _ in range(oh):
+                                u0 = pl[r]
+                                u1 = pl[r + 1]
+                                u2 = pl[r + 2]
+                                u3 = pl[r + 3]
+                                a = r + 4
+                                for _ in range(ow):
+                                    u4 = pl[a]
+                                    acc[j] += w0 * u0 + w1 * u1 + w2 * u2 + w3 * u3 + w4 * u4
+                                    u0 = u1
+                                    u1 = u2
+                                    u2 = u3
+                                    u3 = u4
+                                    j += 1
+                                    a += 1
+                                r += rstep
+                            wi += 5
+                            r0 += kstep
+                            continue
                         for _ in range(oh):
                             a = r
                             for _ in range(ow):  # counted: range() with a variable step would allocate

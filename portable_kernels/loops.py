@@ -7,6 +7,7 @@ is a step that walks a plan without allocating.
 from mpy_et import dtypes
 from mpy_et.tensor import typed_view
 from portable_kernels import checks
+from portable_kernels.emitters import HAS_NATIVE
 
 
 def numel(sizes):
@@ -298,3 +299,7 @@ def copy_all(x, out):
     if out.nbytes == 0:
         return None
     return copy_bytes, ([out.buffer], [x.buffer], 1)
+
+
+if HAS_NATIVE:  # the same functions compiled by the native emitter (host_tools/native_variants.py)
+    from portable_kernels.loops_native import accumulate, release  # noqa: E402, F401, F811

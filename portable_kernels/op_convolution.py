@@ -11,9 +11,12 @@ How the step is fast in plain bytecode:
 - accumulators are a preallocated list of Python floats (one output plane):
   double precision, no float32 rounding between terms;
 - 3x3 kernels (the common case, any stride and dilation) sum all nine taps in
-  one expression per output pixel; kernels 2 to 5 taps wide sum each kernel
+  one expression per output pixel (with stride and dilation 1 along rows the
+  window slides: three list reads per pixel, not nine); kernels 2 to 5 taps wide sum each kernel
   row in one expression (conv_rows.py); wider ones walk the output plane
   once per tap, weight hoisted;
+- where the port has the native emitter these steps run as
+  @micropython.native copies (conv_native.py, generated from this code);
 - a 1x1 kernel with stride 1 and no padding is a matrix product per group
   over tiles of the input (conv_pointwise.py); other 1x1 kernels without
   padding read the input directly (no plane copy).
@@ -24,6 +27,7 @@ arithmetic results). The lists live as long as the loaded method.
 from mpy_et import dtypes
 from portable_kernels import checks, conv_pointwise, conv_transposed, scratch
 from portable_kernels.conv_rows import conv_rows, fill_plane
+from portable_kernels.emitters import HAS_NATIVE
 from portable_kernels.loops import release
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
@@ -95,7 +99,7 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     plane = None if direct else scratch.floats(hp * wp, "conv plane")
     if kh == 3 and kw == 3:
         taps = tuple(i * dh * wp + j * dw for i in range(3) for j in range(3))
-        return _conv3x3, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + taps[1:]
+        return _conv3x3, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (sw == 1 and dw == 1,) + taps[1:]
     if 2 <= kw <= 5 and not direct:
         return conv_rows, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (kh, kw, dh * wp, dw)
     taps = tuple(i * dh * wp + j * dw for i in range(kh) for j in range(kw))
@@ -103,7 +107,7 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
 
 
 def _conv3x3(ctx):
-    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, t1, t2, t3, t4, t5, t6, t7, t8 = ctx
+    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, slide, t1, t2, t3, t4, t5, t6, t7, t8 = ctx
     hw = h * w
     gstride = cpg * hw
     ohw = oh * ow
@@ -133,6 +137,30 @@ def _conv3x3(ctx):
                 wi += 9
                 j = 0
                 r = 0
+                if slide:  # stride and dilation 1 along rows: the window slides, one new read per kernel row
+                    for _ in range(oh):
+                        u0 = pl[r]
+                        u1 = pl[r + 1]
+                        v0 = pl[r + t3]
+                        v1 = pl[r + t4]
+                        y0 = pl[r + t6]
+                        y1 = pl[r + t7]
+                        a = r + 2
+                        for _ in range(ow):
+                            u2 = pl[a]
+                            v2 = pl[a + t3]
+                            y2 = pl[a + t6]
+                            acc[j] += w0 * u0 + w1 * u1 + w2 * u2 + w3 * v0 + w4 * v1 + w5 * v2 + w6 * y0 + w7 * y1 + w8 * y2
+                            u0 = u1
+                            u1 = u2
+                            v0 = v1
+                            v1 = v2
+                            y0 = y1
+                            y1 = y2
+                            j += 1
+                            a += 1
+                        r += rstep
+                    continue
                 for _ in range(oh):
                     a = r
                     for _ in range(ow):  # counted: range() with a variable step would allocate
@@ -202,3 +230,7 @@ def _conv(ctx):
     release(acc)
     if pl is not None:
         release(pl)
+
+
+if HAS_NATIVE:  # the same functions compiled by the native emitter (host_tools/native_variants.py)
+    from portable_kernels.conv_native import _conv, _conv3x3, conv_rows  # noqa: E402, F811

@@ -1,0 +1,33 @@
+"""The @micropython.native copies of the hot kernel loops
+(host_tools/native_variants.py): current with the plain code, chosen where
+the port has the native emitter and never imported where it does not. Their
+results are checked by tests/test_kernels.py on unix and the emulated board
+(both have the emitter); wasm and CircuitPython run the plain code there."""
+
+import pytest
+
+from host_tools import native_variants
+from host_tools.targets import run_code
+
+_PROBE = """
+import sys
+from portable_kernels import conv_pointwise, loops, op_convolution, op_mm
+native = "portable_kernels.conv_native" in sys.modules
+if native:
+    from portable_kernels import conv_native, loops_native
+    assert op_convolution._conv3x3 is conv_native._conv3x3
+    assert op_convolution.conv_rows is conv_native.conv_rows
+    assert conv_pointwise._pointwise is conv_native._pointwise
+    assert loops.accumulate is loops_native.accumulate and op_mm.accumulate is loops_native.accumulate
+print("NATIVE", native, "loops_native" in str(sys.modules.get("portable_kernels.loops_native")))
+"""
+
+
+def test_native_copies_are_current():
+    assert native_variants.stale() == []
+
+
+@pytest.mark.parametrize("target, native", [("unix", True), ("wasm", False)])
+def test_native_copies_chosen_only_with_the_emitter(target, native):
+    out = run_code(target, _PROBE, timeout=120)
+    assert ("NATIVE %s %s" % (native, native)) in out, out
