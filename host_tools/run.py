@@ -22,6 +22,8 @@ class RunResult:
     method_load_us (a second load_method: kernel modules already imported),
     first_method_load_us (the first, importing them), execute_us (median of `repeat` runs), execute_us_min,
     execute_heap_bytes (bytes allocated by one execute(); None on CPython),
+    execute_heap_locked (every step is allocation-free, so execute() ran with
+    the heap locked: mpy_et/noalloc.py),
     arena_bytes (planned buffers), program_heap_bytes, load_method_heap_bytes
     (heap kept after a collection, arena included; unix MicroPython only;
     first_load_method_heap_bytes includes the imported kernel modules),

@@ -18,6 +18,8 @@ from mpy_et.errors import (
 )
 from mpy_et.flatbuf import FlatReader
 from mpy_et.kernels import resolve
+from mpy_et.noalloc import all_marked
+from mpy_et.port import heap_lock, heap_unlock
 from mpy_et.tensor import Tensor
 
 _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
@@ -49,6 +51,10 @@ class Method:
         self._plan = plan
         self._steps, self._no_step = self._instructions(r, plan, values, registry, w)
         del self._views, self._values_start, self._stream
+        # Every step marked allocation-free (mpy_et/noalloc.py): execute() locks
+        # the heap, so an inference allocates nothing at all. Set it to False to
+        # keep the heap unlocked (e.g. other threads that allocate meanwhile).
+        self.lock_heap = heap_lock is not None and all_marked(self._steps)
 
     # -- load time ---------------------------------------------------------
 
@@ -416,20 +422,39 @@ class Method:
 
         Does not allocate: each step is a pre-bound (function, context) pair.
         (Float kernels box float results on ports whose floats live on the
-        heap.) This loop is the one place an event tracer or a delegate call
-        hooks in: both are just steps.
+        heap.) When every step is allocation-free (lock_heap), the heap is
+        locked first: then not even the frames of Python steps go on the heap
+        (MicroPython puts them on the C stack), and execute() allocates 0 bytes.
+        This loop is the one place an event tracer or a delegate call hooks
+        in: both are just steps.
         """
+        if self.lock_heap:
+            heap_lock()  # before _run: its frame goes on the C stack too; _run unlocks
+        self._run()
+
+    def _run(self):
         i = 0
         steps, ctxs = self._steps, self._ctxs  # two lists: no (step, ctx) tuple kept per instruction
         n = len(steps)
+        locked = self.lock_heap
         try:
-            while i < n:
-                steps[i](ctxs[i])
-                i += 1
+            try:
+                while i < n:
+                    steps[i](ctxs[i])
+                    i += 1
+            finally:
+                if locked:
+                    heap_unlock()
         except MpyEtError:
             raise
         except Exception as e:
             k, name = self.step_ops()[i]
+            if locked and isinstance(e, MemoryError):
+                raise MpyEtError(
+                    INTERNAL,
+                    "instruction %d (%s) allocated while the heap was locked: its kernel is marked "
+                    "allocation-free (mpy_et/noalloc.py) but is not; set lock_heap = False to run it anyway" % (k, name),
+                )
             raise MpyEtError(INTERNAL, "instruction %d (%s) failed: %s: %s" % (k, name, type(e).__name__, e))
 
 

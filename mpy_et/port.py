@@ -15,6 +15,11 @@ except ImportError:  # CPython
 
     IS_MICROPYTHON = False
 
+try:  # MicroPython and CircuitPython; nested locks count (heap_lock returns the depth)
+    from micropython import heap_lock, heap_unlock
+except ImportError:  # CPython
+    heap_lock = heap_unlock = None
+
 try:
     import uctypes
 except ImportError:  # CPython, CircuitPython

@@ -4,7 +4,7 @@ Load-time helpers build plans (plain tuples and lists of ints); `run_rows`
 is a step that walks a plan without allocating.
 """
 
-from mpy_et import dtypes
+from mpy_et import dtypes, noalloc
 from mpy_et.tensor import typed_view
 from portable_kernels import checks
 from portable_kernels.emitters import HAS_NATIVE
@@ -303,3 +303,6 @@ def copy_all(x, out):
 
 if HAS_NATIVE:  # the same functions compiled by the native emitter (host_tools/native_variants.py)
     from portable_kernels.loops_native import accumulate, release  # noqa: E402, F401, F811
+
+
+noalloc.mark(copy_bytes)

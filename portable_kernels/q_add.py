@@ -3,6 +3,7 @@
 with ma, mb <= 2**14 (each input's scale over the larger one). Does not
 allocate in the step."""
 
+from mpy_et import noalloc
 from portable_kernels import checks
 from portable_kernels.q_requant import check_int8, requant, scalar_params, zero_point
 
@@ -29,3 +30,6 @@ def _add(ctx):
     for i in range(n):
         q = zo + requant((ad[i] - za) * ma + (bd[i] - zb) * mb, m, s, lim)
         od[i] = lo if q < lo else (hi if q > hi else q)
+
+
+noalloc.mark(_add)

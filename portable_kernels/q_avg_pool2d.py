@@ -4,6 +4,7 @@ into the requantization:
     out = clamp(zo + requant(sum(x - zx)), -128, 127).
 Does not allocate in the step."""
 
+from mpy_et import noalloc
 from portable_kernels import checks
 from portable_kernels.q_requant import check_int8, requant, scalar_params, zero_point
 
@@ -43,3 +44,6 @@ def _pool(ctx):
                 q = zo + requant(acc, m, s, lim)
                 od[oi] = -128 if q < -128 else (127 if q > 127 else q)
                 oi += 1
+
+
+noalloc.mark(_pool)

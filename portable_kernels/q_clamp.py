@@ -2,6 +2,7 @@
 could not be folded into its producer; same scale in and out). Does not
 allocate in the step."""
 
+from mpy_et import noalloc
 from portable_kernels import checks
 from portable_kernels.q_requant import check_int8, zero_point
 
@@ -24,3 +25,6 @@ def _clamp(ctx):
     for i in range(n):
         v = xd[i]
         od[i] = lo if v < lo else (hi if v > hi else v)
+
+
+noalloc.mark(_clamp)

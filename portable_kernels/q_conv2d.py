@@ -11,7 +11,7 @@ q_conv_viper.py): the same with unsigned bytes. Both bit-identical to
 host_tools/quant_ref.py. Neither allocates in the step.
 """
 
-from mpy_et import dtypes
+from mpy_et import dtypes, noalloc
 from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import check_int8, requant, zero_point
 
@@ -113,3 +113,6 @@ def _conv_ref(ctx):
                         q = zo + requant(acc, ms[oc], ss[oc], ls[oc])
                         od[((b * oc_n + oc) * oh + oy) * ow + ox] = lo if q < lo else (hi if q > hi else q)
                         oc += 1
+
+
+noalloc.mark(_conv_ref)

@@ -14,6 +14,8 @@ from array import array
 
 import micropython
 
+from mpy_et import noalloc
+
 _OFF = 1 << 29  # per-channel values are stored non-negative (ptr32 loads zero-extend on 64-bit)
 
 
@@ -124,3 +126,6 @@ def _conv(x: ptr8, wt: ptr8, o: ptr8, col: ptr8, p: ptr32, g: ptr32):  # noqa: F
                             q = hi
                         o[ooff + ((b * oc_n + oc) * oh + oy) * ow + ox] = q & 0xFF
                         oc += 1
+
+
+noalloc.mark(_step)

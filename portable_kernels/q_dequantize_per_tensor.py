@@ -4,7 +4,7 @@ The host stores the 256 float32 results of PyTorch's dequantize_per_tensor
 for -128..127; the step copies each one's 4 bytes: bit-identical, no float
 arithmetic, no allocation."""
 
-from mpy_et import dtypes
+from mpy_et import dtypes, noalloc
 from portable_kernels import checks
 from portable_kernels.q_requant import check_int8
 
@@ -33,3 +33,6 @@ def _dequantize(ctx):
         ob[o + 2] = tb[t + 2]
         ob[o + 3] = tb[t + 3]
         o += 4
+
+
+noalloc.mark(_dequantize)

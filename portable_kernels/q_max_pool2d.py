@@ -1,6 +1,7 @@
 """mpy_et_quant::max_pool2d.out: int8 max pooling (NCHW; stride, padding,
 dilation; padded taps never win). Does not allocate in the step."""
 
+from mpy_et import noalloc
 from portable_kernels import checks
 from portable_kernels.q_requant import check_int8
 
@@ -47,3 +48,6 @@ def _pool(ctx):
                                     best = v
                 od[oi] = best
                 oi += 1
+
+
+noalloc.mark(_pool)

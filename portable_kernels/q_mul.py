@@ -2,6 +2,7 @@
     out = clamp(zo + requant((a - za) * (b - zb)), out_min, out_max).
 Does not allocate in the step."""
 
+from mpy_et import noalloc
 from portable_kernels import checks
 from portable_kernels.q_requant import check_int8, requant, scalar_params, zero_point
 
@@ -27,3 +28,6 @@ def _mul(ctx):
     for i in range(n):
         q = zo + requant((ad[i] - za) * (bd[i] - zb), m, s, lim)
         od[i] = lo if q < lo else (hi if q > hi else q)
+
+
+noalloc.mark(_mul)

@@ -8,7 +8,7 @@ at or below it by binary search: bit-identical to PyTorch, no float
 arithmetic, no allocation (every value is a small int).
 """
 
-from mpy_et import dtypes
+from mpy_et import dtypes, noalloc
 from portable_kernels import checks
 from portable_kernels.q_requant import check_int8
 
@@ -58,3 +58,6 @@ def _quantize(ctx):
             else:
                 b = mid
         od[i] = qmin + a
+
+
+noalloc.mark(_quantize)

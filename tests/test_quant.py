@@ -14,7 +14,7 @@ from torch import nn
 
 from host_tools import export, quant_ref, run
 from host_tools.quantize import quantize_pt2e_int8
-from host_tools.targets import unavailable
+from host_tools.targets import run_code, unavailable
 
 
 class SmallCNN(nn.Module):
@@ -91,6 +91,47 @@ def test_bit_identical_and_heap_locked_on_targets(target):
         assert torch.equal(got, want), (name, target, (got - want).abs().max().item())
         if target != "cpython":
             assert res.stats["heap_lock_ok"] is True, (name, target, res.stats)
+            # every step is marked allocation-free: execute() locks the heap itself
+            assert res.stats["execute_heap_locked"] is True, (name, target, res.stats)
+            assert res.stats["execute_heap_bytes"] == 0, (name, target, res.stats)
+
+
+def test_a_marked_step_that_allocates_is_named_and_the_heap_unlocked():
+    """A kernel wrongly marked allocation-free fails with the instruction and
+    operator in the message, and execute() leaves the heap unlocked."""
+    why = unavailable("unix")
+    if why:
+        pytest.skip(why)
+    pte, _, _, _, _ = _exported("mlp")
+    code = """
+from mpy_et import noalloc
+from mpy_et.errors import MpyEtError
+from mpy_et.program import Program
+m = Program.load(open(DATA_DIR + "/m.pte", "rb").read()).load_method("forward")
+print("locked", m.lock_heap)
+def bad(ctx):
+    return [ctx]  # a list: allocates
+noalloc.mark(bad)
+m._steps[1] = bad
+try:
+    m.execute()
+except MpyEtError as e:
+    print("error", e)
+print("heap open", len([1, 2, 3]))
+"""
+    out = run_code("unix", code, files={"m.pte": pte}, timeout=60)
+    assert "locked True" in out, out
+    assert "error" in out and "allocated while the heap was locked" in out and "(mpy_et_quant::" in out, out
+    assert "heap open 3" in out, out
+
+
+def test_float_programs_keep_the_heap_unlocked():
+    why = unavailable("unix")
+    if why:
+        pytest.skip(why)
+    model, inputs, _ = _model("mlp")
+    res = run(export(model, inputs), inputs, "unix", repeat=1)
+    assert res.stats["execute_heap_locked"] is False and res.stats["execute_heap_bytes"] > 0, res.stats
 
 
 def test_user_converted_graph_exports_the_same():
