@@ -248,6 +248,28 @@ class Fuser:
             pooled.replace_all_uses_with(view, delete_user_cb=lambda u: u is not view)
         return True
 
+    def softmax(self, node):
+        """softmax over one dim -> an exp table per input scale (quant_ref.softmax)."""
+        src = self.source(node.args[0])
+        out = self._plain_out(node)
+        if src is None or out is None or _arg(node, 2, None) not in (None, False) or node.kwargs:
+            return False  # dtype= / half_to_float: stays float
+        x, sx, zx = src
+        q, so, zo = out[:3]
+        shape = _shape(node.args[0])
+        dim = int(node.args[1]) % len(shape)
+        levels = round(1.0 / so)
+        if abs(levels * so - 1.0) > 1e-9 or not 1 <= levels <= 256:
+            return False  # an output scale other than 1/levels: stays float
+        try:
+            table = quant_ref.softmax_table(sx, shape[dim])
+        except quant_ref.QuantRangeError:
+            return False
+        with self.graph.inserting_before(q):
+            t = self.attr(table, "softmax_table")
+        self.replace(q, quant_ops.op("softmax"), [x, t, dim, levels, zo], "softmax")
+        return True
+
     def boundaries(self):
         """PyTorch's remaining quantize/dequantize -> our integer-only ones."""
         for node in list(self.graph.nodes):
@@ -281,6 +303,8 @@ class Fuser:
                 self.same_scale(node)
             elif t in (_aten.avg_pool2d.default, _aten.adaptive_avg_pool2d.default, _aten.mean.dim):
                 self.average(node)
+            elif t in (_aten.softmax.int, _aten._softmax.default):
+                self.softmax(node)
             self.graph.eliminate_dead_code()
         self.boundaries()
         self.graph.eliminate_dead_code()

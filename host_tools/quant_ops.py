@@ -50,6 +50,7 @@ SCHEMAS = {
         quant_ref.mul,
     ),
     "clamp": ("Tensor x, int min, int max", torch.int8, quant_ref.clamp),
+    "softmax": ("Tensor x, Tensor table, int dim, int levels, int out_zero_point", torch.int8, quant_ref.softmax),
     "max_pool2d": ("Tensor x, int[] kernel_size, int[] stride, int[] padding, int[] dilation", torch.int8, quant_ref.max_pool2d),
     "avg_pool2d": (
         "Tensor x, int[] kernel_size, int[] stride, int x_zero_point, int multiplier, int shift, int limit, int out_zero_point",

@@ -222,3 +222,32 @@ def dequantize_table(scale, zp):
 def dequantize_per_tensor(q, table, scale, zp):
     """mpy_et_quant::dequantize_per_tensor: int8 -> float32 by table lookup."""
     return table[q.to(torch.int64) + 128]
+
+
+# -- softmax: integer-only, a table of exp per input step ---------------------
+
+
+def softmax_table(x_scale, n):
+    """int32 [256]: round(exp(-x_scale * d) * 2**K) for d = 0..255, the
+    difference from the row's maximum; K (at most 21) keeps n entries' sum
+    within 2**29 and an entry times 256 within 2**29 (small ints on 32-bit
+    ports)."""
+    k = min(21, int(math.floor(math.log2(2**29 / max(1, n)))))
+    if k < 8:
+        raise QuantRangeError("softmax over %d elements: the exp table would have %d bits; at most %d elements" % (n, k, 2**21))
+    d = torch.arange(256, dtype=torch.float64)
+    return torch.round(torch.exp(-x_scale * d) * 2.0**k).to(torch.int32)
+
+
+def softmax(x, table, dim, levels, out_zp):
+    """mpy_et_quant::softmax: out = out_zp + floor((T[m - x] * levels + S // 2) / S)
+    along dim, clamped to 127, where m is the row's maximum and S the row's
+    sum of T[m - x]: output scale 1 / levels."""
+    xs = x.to(torch.int64)
+    t = table.to(torch.int64)
+    e = t[xs.amax(dim, keepdim=True) - xs]
+    s = e.sum(dim, keepdim=True)
+    check_range(s, 2**29 + 1, "softmax sum")
+    check_range(e * levels + s // 2, SMALL, "softmax numerator")
+    q = out_zp + torch.div(e * levels + s // 2, s, rounding_mode="floor")
+    return q.clamp(-128, 127).to(torch.int8)

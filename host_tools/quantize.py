@@ -40,6 +40,9 @@ RESCALE = {
     _aten.mean.dim,
     _aten.cat.default,
 }
+# Softmax: output scale 1/256, zero point -128 (as TFLite Micro / CMSIS-NN).
+SOFTMAX = {_aten.softmax.int, _aten._softmax.default}
+SOFTMAX_LEVELS = 256
 # Clamps folded into the producer's output (relu, relu6).
 CLAMPS = {_aten.relu.default, _aten.relu_.default, _aten.relu6.default, _aten.hardtanh.default, _aten.hardtanh_.default}
 
@@ -85,13 +88,21 @@ def _float_tensor(n):
 
 def make_quantizer():
     """Our PT2E Quantizer (a torchao.quantization.pt2e Quantizer subclass)."""
-    from torchao.quantization.pt2e.quantizer import QuantizationAnnotation, Quantizer, SharedQuantizationSpec
+    from torchao.quantization.pt2e.quantizer import (
+        FixedQParamsQuantizationSpec,
+        QuantizationAnnotation,
+        Quantizer,
+        SharedQuantizationSpec,
+    )
 
     act, weight = _specs()
+    probs = FixedQParamsQuantizationSpec(
+        dtype=torch.int8, scale=1.0 / SOFTMAX_LEVELS, zero_point=-128, quant_min=-128, quant_max=127, qscheme=torch.per_tensor_affine
+    )
 
     class MpyEtInt8Quantizer(Quantizer):
-        """Annotates conv/linear (+ relu/relu6), add, mul, pools, mean, cat and
-        same-scale shape ops; everything else stays float."""
+        """Annotates conv/linear (+ relu/relu6), add, mul, pools, mean, cat,
+        softmax and same-scale shape ops; everything else stays float."""
 
         def annotate(self, model):
             for node in model.graph.nodes:
@@ -126,6 +137,12 @@ def make_quantizer():
                     inputs = node.args[0] if t is _aten.cat.default else [node.args[0]]
                     qmap = {a: act for a in inputs}
                     node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=qmap, output_qspec=act, _annotated=True)
+                elif t in SOFTMAX:
+                    if not _float_tensor(node.args[0]):
+                        continue
+                    node.meta["quantization_annotation"] = QuantizationAnnotation(
+                        input_qspec_map={node.args[0]: act}, output_qspec=probs, _annotated=True
+                    )
                 elif t in SAME_SCALE or _is_clamp(node):
                     src = node.args[0]
                     if not _float_tensor(src):

@@ -159,4 +159,5 @@ KERNELS = {
     "mpy_et_quant::max_pool2d.out": ("portable_kernels.q_max_pool2d", "max_pool2d_out"),
     "mpy_et_quant::mul.out": ("portable_kernels.q_mul", "mul_out"),
     "mpy_et_quant::quantize_per_tensor.out": ("portable_kernels.q_quantize_per_tensor", "quantize_per_tensor_out"),
+    "mpy_et_quant::softmax.out": ("portable_kernels.q_softmax", "softmax_out"),
 }

@@ -171,5 +171,29 @@ def boundary_cases():
     ]
 
 
+def softmax_cases():
+    x = q(2, 3, 12, seed=1000)
+    flat = torch.tensor([[-128, 127, 127, 0, -128], [5, 5, 5, 5, 5]], dtype=I8)  # ties, extremes, a uniform row
+    big = quant_ref.softmax_table(0.02, 2**20)  # K = 9: a long row keeps the sum small
+    return [
+        _c("q softmax last dim", "softmax", [x, quant_ref.softmax_table(0.1, 12), -1, 256, -128, Out((2, 3, 12), I8)]),
+        _c("q softmax middle dim", "softmax", [x, quant_ref.softmax_table(0.37, 3), 1, 256, -128, Out((2, 3, 12), I8)]),
+        _c("q softmax extremes", "softmax", [flat, quant_ref.softmax_table(0.05, 5), 1, 256, -128, Out((2, 5), I8)]),
+        _c("q softmax levels 100 zp 0", "softmax", [x, quant_ref.softmax_table(0.2, 2), 0, 100, 0, Out((2, 3, 12), I8)]),
+        Case(
+            "q softmax error table range",
+            "mpy_et_quant::softmax.out",
+            [x, quant_ref.softmax_table(0.1, 1) * 4, -1, 256, -128, Out((2, 3, 12), I8)],
+            error=(INVALID_ARGUMENT, "32-bit-safe"),
+        ),
+        Case(
+            "q softmax error table shape",
+            "mpy_et_quant::softmax.out",
+            [x, big[:100], -1, 256, -128, Out((2, 3, 12), I8)],
+            error=(INVALID_ARGUMENT, "table must be int32[256]"),
+        ),
+    ]
+
+
 def cases():
-    return conv_cases() + linear_cases() + elementwise_cases() + pool_cases() + boundary_cases()
+    return conv_cases() + linear_cases() + elementwise_cases() + pool_cases() + boundary_cases() + softmax_cases()

@@ -45,9 +45,20 @@ class MLP(nn.Module):
         return self.f3(torch.relu(self.f2(torch.relu(self.f1(x)))))
 
 
+class Classifier(nn.Module):
+    """MLP with a softmax head (the MLPerf Tiny classifiers end so)."""
+
+    def __init__(self):
+        super().__init__()
+        self.mlp = MLP()
+
+    def forward(self, x):
+        return torch.softmax(self.mlp(x), dim=-1)
+
+
 def _model(name):
     torch.manual_seed(0)
-    model, shape = (SmallCNN(), (1, 3, 16, 16)) if name == "cnn" else (MLP(), (3, 20))
+    model, shape = {"cnn": (SmallCNN(), (1, 3, 16, 16)), "mlp": (MLP(), (3, 20)), "cls": (Classifier(), (6, 20))}[name]
     calibration = [(torch.randn(*shape),) for _ in range(16)]
     return model.eval(), (torch.randn(*shape),), calibration
 
@@ -64,11 +75,11 @@ def _exported(name):
     return _EXPORTED[name]
 
 
-@pytest.mark.parametrize("name", ["cnn", "mlp"])
+@pytest.mark.parametrize("name", ["cnn", "mlp", "cls"])
 def test_export_fuses_everything_and_matches_pytorch_within_one_quantum(name):
     pte, inputs, report, model, calibration = _exported(name)
     assert report["float_ops"] == [], report["float_ops"]
-    want_ops = {"cnn": {"conv2d", "max_pool2d", "add", "avg_pool2d", "linear"}, "mlp": {"linear"}}[name]
+    want_ops = {"cnn": {"conv2d", "max_pool2d", "add", "avg_pool2d", "linear"}, "mlp": {"linear"}, "cls": {"linear", "softmax"}}[name]
     assert want_ops <= set(report["fused"]), report["fused"]
     ours = report["reference"](*inputs)
     pytorch = quantize_pt2e_int8(model, inputs, calibration)(*inputs)  # PyTorch's converted graph, float between q/dq
@@ -83,7 +94,7 @@ def test_bit_identical_and_heap_locked_on_targets(target):
     why = unavailable(target)
     if why:
         pytest.skip(why)
-    for name in ("cnn", "mlp"):
+    for name in ("cnn", "mlp", "cls"):
         pte, inputs, report, _, _ = _exported(name)
         want = report["reference"](*inputs)
         res = run(pte, inputs, target, repeat=1, heap_lock=target != "cpython")
