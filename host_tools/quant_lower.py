@@ -16,6 +16,7 @@ import torch
 from host_tools import quant_ops, quant_ref
 from host_tools.ir import Instruction
 from host_tools.lower import Lowering, where
+from host_tools.quantize import LUT
 
 _aten = torch.ops.aten
 _qd = torch.ops.quantized_decomposed
@@ -34,6 +35,9 @@ _PASS = {
     _aten.squeeze.dim,
     _aten.unsqueeze.default,
 }
+
+
+_POOLS_CAT = (_aten.max_pool2d.default, _aten.max_pool1d.default, _aten.cat.default, _aten.upsample_nearest2d.vec)
 
 
 def _arg(node, i, default):
@@ -204,6 +208,17 @@ class Fuser:
             k = _pair(node.args[1])
             args = [srcs[0][0], k, _pair(_arg(node, 2, []) or k), _pair(_arg(node, 3, 0)), _pair(_arg(node, 4, 1))]
             self.replace(q, quant_ops.op("max_pool2d"), args, "max_pool2d")
+        elif t == _aten.max_pool1d.default:  # as a 2-D pool over (N, C, 1, L)
+            if _arg(node, 5, False) or len(_shape(node.args[0])) != 3:
+                return False
+            k = _pair(node.args[1], 1)
+            s, p, d = _pair(_arg(node, 2, []) or k, 1), _pair(_arg(node, 3, 0), 1), _pair(_arg(node, 4, 1), 1)
+            n, c, length = _shape(node.args[0])
+            with self.graph.inserting_before(q):
+                x4 = self.graph.call_function(_aten.reshape.default, (srcs[0][0], [n, c, 1, length]))
+            args = [x4, [1] + k, [1] + s, [0] + p, [1] + d]
+            pooled = self.replace(q, quant_ops.op("max_pool2d"), args, "max_pool2d (1-D)")
+            self._reshape_after(pooled, _shape(node))
         elif t in _RELU:
             self.replace(q, quant_ops.op("clamp"), [srcs[0][0], zx, 127], "relu")
         elif t in _HARDTANH or t in _RELU6:
@@ -212,6 +227,11 @@ class Fuser:
             self.replace(q, quant_ops.op("clamp"), [srcs[0][0], lo, hi], "hardtanh")
         elif t == _aten.cat.default:
             self.replace(q, t, [[s[0] for s in srcs]] + list(node.args[1:]), "cat (int8 copy)")
+        elif t == _aten.upsample_nearest2d.vec:
+            scales = _arg(node, 2, None)
+            if _arg(node, 1, None) is not None or scales is None:
+                return False  # by output size: stays float
+            self.replace(q, quant_ops.op("upsample_nearest2d"), [srcs[0][0], [float(v) for v in scales]], "upsample_nearest2d")
         else:
             self.replace(q, t, [srcs[0][0]] + list(node.args[1:]), "%s (int8)" % t._schema.name.split("::")[1])
         return True
@@ -225,6 +245,11 @@ class Fuser:
             return False
         x, sx, zx = src
         shape = _shape(node.args[0])
+        line = len(shape) == 3 and t == _aten.mean.dim and [d % 3 for d in node.args[1]] == [2]
+        if line:  # a mean over L of (N, C, L): pool (N, C, 1, L)
+            with self.graph.inserting_before(out[0]):
+                x = self.graph.call_function(_aten.reshape.default, (x, shape[:2] + [1, shape[2]]))
+            shape = shape[:2] + [1, shape[2]]
         if len(shape) != 4:
             return False
         if t == _aten.avg_pool2d.default:
@@ -234,7 +259,7 @@ class Fuser:
                 return False
         elif t == _aten.adaptive_avg_pool2d.default and list(_pair(node.args[1])) == [1, 1]:
             k = stride = shape[2:]
-        elif t == _aten.mean.dim and sorted(d % 4 for d in node.args[1]) == [2, 3]:
+        elif t == _aten.mean.dim and (line or sorted(d % 4 for d in node.args[1]) == [2, 3]):
             k = stride = shape[2:]
         else:
             return False
@@ -243,9 +268,28 @@ class Fuser:
         pooled = self.replace(q, quant_ops.op("avg_pool2d"), [x, k, stride, zx, m, s, lim, zo], "avg_pool2d")
         want = _shape(node)
         if t != _aten.avg_pool2d.default and want != shape[:2] + [1, 1]:
-            with self.graph.inserting_after(pooled):
-                view = self.graph.call_function(_aten.reshape.default, (pooled, want))
-            pooled.replace_all_uses_with(view, delete_user_cb=lambda u: u is not view)
+            self._reshape_after(pooled, want)
+        return True
+
+    def _reshape_after(self, node, shape):
+        """Give node's users a reshape of it to `shape`."""
+        with self.graph.inserting_after(node):
+            view = self.graph.call_function(_aten.reshape.default, (node, shape))
+        node.replace_all_uses_with(view, delete_user_cb=lambda u: u is not view)
+
+    def lookup(self, node):
+        """An elementwise function of one int8 input -> a 256-entry table."""
+        src = self.source(node.args[0])
+        out = self._plain_out(node)
+        if src is None or out is None:
+            return False
+        x, sx, zx = src
+        q, so, zo = out[:3]
+        rest, kw = node.args[1:], dict(node.kwargs)
+        table = quant_ref.lut_table(lambda r: node.target(r, *rest, **kw), sx, zx, so, zo)
+        with self.graph.inserting_before(q):
+            t = self.attr(table, "lut")
+        self.replace(q, quant_ops.op("lut"), [x, t], "lut (%s)" % node.target._schema.name.split("::")[1])
         return True
 
     def softmax(self, node):
@@ -299,8 +343,10 @@ class Fuser:
                 self.weighted(node)
             elif t in (_aten.add.Tensor, _aten.mul.Tensor):
                 self.binary(node)
-            elif t in _PASS or t in _RELU or t in _RELU6 or t in _HARDTANH or t in (_aten.max_pool2d.default, _aten.cat.default):
+            elif t in _PASS or t in _RELU or t in _RELU6 or t in _HARDTANH or t in _POOLS_CAT:
                 self.same_scale(node)
+            elif t in LUT:
+                self.lookup(node)
             elif t in (_aten.avg_pool2d.default, _aten.adaptive_avg_pool2d.default, _aten.mean.dim):
                 self.average(node)
             elif t in (_aten.softmax.int, _aten._softmax.default):

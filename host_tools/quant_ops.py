@@ -50,6 +50,8 @@ SCHEMAS = {
         quant_ref.mul,
     ),
     "clamp": ("Tensor x, int min, int max", torch.int8, quant_ref.clamp),
+    "upsample_nearest2d": ("Tensor x, float[] scale_factors", torch.int8, quant_ref.upsample_nearest2d),
+    "lut": ("Tensor x, Tensor table", torch.int8, quant_ref.lut),
     "softmax": ("Tensor x, Tensor table, int dim, int levels, int out_zero_point", torch.int8, quant_ref.softmax),
     "max_pool2d": ("Tensor x, int[] kernel_size, int[] stride, int[] padding, int[] dilation", torch.int8, quant_ref.max_pool2d),
     "avg_pool2d": (
@@ -102,6 +104,8 @@ def output_shape(name, a):
     if name == "max_pool2d":
         k, s, p, d = a[1], a[2], a[3], a[4]
         return list(x.shape[:2]) + [_conv_len(x.shape[2 + i], k[i], s[i], p[i], d[i]) for i in range(2)]
+    if name == "upsample_nearest2d":
+        return list(x.shape[:2]) + [int(x.shape[2 + i] * a[1][i]) for i in range(2)]
     if name == "avg_pool2d":
         k, s = a[1], a[2]
         return list(x.shape[:2]) + [_conv_len(x.shape[2 + i], k[i], s[i], 0, 1) for i in range(2)]

@@ -251,3 +251,25 @@ def softmax(x, table, dim, levels, out_zp):
     check_range(e * levels + s // 2, SMALL, "softmax numerator")
     q = out_zp + torch.div(e * levels + s // 2, s, rounding_mode="floor")
     return q.clamp(-128, 127).to(torch.int8)
+
+
+# -- lookup tables: any elementwise function of one int8 input ----------------
+
+
+def lut_table(fn, x_scale, x_zp, out_scale, out_zp):
+    """int8 [256]: PyTorch's quantize(fn(dequantize(v))) for v = -128..127,
+    the float32 computation of the PT2E reference graph, value by value."""
+    qd = torch.ops.quantized_decomposed
+    levels = torch.arange(-128, 128, dtype=torch.int8)
+    real = qd.dequantize_per_tensor(levels, x_scale, x_zp, -128, 127, torch.int8)
+    return qd.quantize_per_tensor(fn(real).to(torch.float32), out_scale, out_zp, -128, 127, torch.int8)
+
+
+def lut(x, table):
+    """mpy_et_quant::lut: out = table[x + 128]."""
+    return table[x.to(torch.int64) + 128]
+
+
+def upsample_nearest2d(x, scale_factors):
+    """mpy_et_quant::upsample_nearest2d: torch's nearest rule on int8 (exact)."""
+    return torch.nn.functional.interpolate(x.to(torch.float32), scale_factor=list(scale_factors), mode="nearest").to(torch.int8)

@@ -20,6 +20,8 @@ _aten = torch.ops.aten
 # Ops whose int8 output keeps the input's scale and zero point (exact on int8).
 SAME_SCALE = {
     _aten.max_pool2d.default,
+    _aten.max_pool1d.default,
+    _aten.upsample_nearest2d.vec,
     _aten.flatten.using_ints,
     _aten.view.default,
     _aten.reshape.default,
@@ -43,6 +45,20 @@ RESCALE = {
 # Softmax: output scale 1/256, zero point -128 (as TFLite Micro / CMSIS-NN).
 SOFTMAX = {_aten.softmax.int, _aten._softmax.default}
 SOFTMAX_LEVELS = 256
+# Elementwise functions of one input: a 256-entry table (mpy_et_quant::lut).
+# Bounded outputs get fixed parameters (TFLite Micro's): sigmoid-like 1/256
+# with zero point -128, tanh 1/128 with 0; the others are observed.
+LUT = {
+    _aten.sigmoid.default: (1.0 / 256, -128),
+    _aten.hardsigmoid.default: (1.0 / 256, -128),
+    _aten.tanh.default: (1.0 / 128, 0),
+    _aten.gelu.default: None,
+    _aten.silu.default: None,
+    _aten.hardswish.default: None,
+    _aten.elu.default: None,
+    _aten.leaky_relu.default: None,
+    _aten.exp.default: None,
+}
 # Clamps folded into the producer's output (relu, relu6).
 CLAMPS = {_aten.relu.default, _aten.relu_.default, _aten.relu6.default, _aten.hardtanh.default, _aten.hardtanh_.default}
 
@@ -102,7 +118,8 @@ def make_quantizer():
 
     class MpyEtInt8Quantizer(Quantizer):
         """Annotates conv/linear (+ relu/relu6), add, mul, pools, mean, cat,
-        softmax and same-scale shape ops; everything else stays float."""
+        softmax, table activations (LUT) and same-scale shape ops; everything
+        else stays float."""
 
         def annotate(self, model):
             for node in model.graph.nodes:
@@ -142,6 +159,23 @@ def make_quantizer():
                         continue
                     node.meta["quantization_annotation"] = QuantizationAnnotation(
                         input_qspec_map={node.args[0]: act}, output_qspec=probs, _annotated=True
+                    )
+                elif t in LUT:
+                    if not _float_tensor(node.args[0]):
+                        continue
+                    fixed = LUT[t]
+                    spec = act
+                    if fixed is not None:
+                        spec = FixedQParamsQuantizationSpec(
+                            dtype=torch.int8,
+                            scale=fixed[0],
+                            zero_point=fixed[1],
+                            quant_min=-128,
+                            quant_max=127,
+                            qscheme=torch.per_tensor_affine,
+                        )
+                    node.meta["quantization_annotation"] = QuantizationAnnotation(
+                        input_qspec_map={node.args[0]: act}, output_qspec=spec, _annotated=True
                     )
                 elif t in SAME_SCALE or _is_clamp(node):
                     src = node.args[0]

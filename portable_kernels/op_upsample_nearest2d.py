@@ -3,6 +3,7 @@ nearest source pixel (torch's index rule, upsample.nearest_index). Any
 dtype: elements move as raw units (strided.py), so the step does not
 allocate."""
 
+from mpy_et import noalloc
 from portable_kernels import strided, upsample
 
 
@@ -36,3 +37,6 @@ def _step(ctx):
                 o[oi] = x[r + c]
                 oi += 1
         base += plane
+
+
+noalloc.mark(_step)

@@ -156,8 +156,10 @@ KERNELS = {
     "mpy_et_quant::conv2d.out": ("portable_kernels.q_conv2d", "conv2d_out"),
     "mpy_et_quant::dequantize_per_tensor.out": ("portable_kernels.q_dequantize_per_tensor", "dequantize_per_tensor_out"),
     "mpy_et_quant::linear.out": ("portable_kernels.q_linear", "linear_out"),
+    "mpy_et_quant::lut.out": ("portable_kernels.q_lut", "lut_out"),
     "mpy_et_quant::max_pool2d.out": ("portable_kernels.q_max_pool2d", "max_pool2d_out"),
     "mpy_et_quant::mul.out": ("portable_kernels.q_mul", "mul_out"),
     "mpy_et_quant::quantize_per_tensor.out": ("portable_kernels.q_quantize_per_tensor", "quantize_per_tensor_out"),
+    "mpy_et_quant::upsample_nearest2d.out": ("portable_kernels.q_upsample_nearest2d", "upsample_nearest2d_out"),
     "mpy_et_quant::softmax.out": ("portable_kernels.q_softmax", "softmax_out"),
 }

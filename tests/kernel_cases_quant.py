@@ -195,5 +195,24 @@ def softmax_cases():
     ]
 
 
+def lookup_cases():
+    x = q(2, 3, 5, 4, seed=1100)
+    sig = quant_ref.lut_table(torch.sigmoid, 0.05, 3, 1.0 / 256, -128)
+    gelu = quant_ref.lut_table(torch.nn.functional.gelu, 0.031, -20, 0.02, -100)
+    return [
+        _c("q lut sigmoid", "lut", [x, sig, Out((2, 3, 5, 4), I8)]),
+        _c("q lut gelu 1-D", "lut", [x.reshape(-1), gelu, Out((120,), I8)]),
+        _c("q upsample_nearest2d x2", "upsample_nearest2d", [x, [2.0, 2.0], Out((2, 3, 10, 8), I8)]),
+        _c("q upsample_nearest2d 3x1", "upsample_nearest2d", [x, [3.0, 1.0], Out((2, 3, 15, 4), I8)]),
+        Case("q lut error table", "mpy_et_quant::lut.out", [x, sig[:255], Out((2, 3, 5, 4), I8)], error=(INVALID_ARGUMENT, "int8[256]")),
+        Case(
+            "q upsample_nearest2d error float",
+            "mpy_et_quant::upsample_nearest2d.out",
+            [x.float(), [2.0, 2.0], Out((2, 3, 10, 8), torch.float32)],
+            error=(INVALID_TYPE, "input"),
+        ),
+    ]
+
+
 def cases():
-    return conv_cases() + linear_cases() + elementwise_cases() + pool_cases() + boundary_cases() + softmax_cases()
+    return conv_cases() + linear_cases() + elementwise_cases() + pool_cases() + boundary_cases() + softmax_cases() + lookup_cases()

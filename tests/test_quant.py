@@ -56,9 +56,28 @@ class Classifier(nn.Module):
         return torch.softmax(self.mlp(x), dim=-1)
 
 
+class Sequence(nn.Module):
+    """An IMU-style 1-D path: conv1d, max_pool1d, a table activation (gelu),
+    mean over time, linear, sigmoid."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = torch.nn.functional.gelu(torch.max_pool1d(torch.relu(self.conv(x)), 2))
+        return torch.sigmoid(self.fc(x.mean(dim=2)))
+
+
 def _model(name):
     torch.manual_seed(0)
-    model, shape = {"cnn": (SmallCNN(), (1, 3, 16, 16)), "mlp": (MLP(), (3, 20)), "cls": (Classifier(), (6, 20))}[name]
+    model, shape = {
+        "cnn": (SmallCNN(), (1, 3, 16, 16)),
+        "mlp": (MLP(), (3, 20)),
+        "cls": (Classifier(), (6, 20)),
+        "seq": (Sequence(), (2, 3, 24)),
+    }[name]
     calibration = [(torch.randn(*shape),) for _ in range(16)]
     return model.eval(), (torch.randn(*shape),), calibration
 
@@ -75,11 +94,16 @@ def _exported(name):
     return _EXPORTED[name]
 
 
-@pytest.mark.parametrize("name", ["cnn", "mlp", "cls"])
+@pytest.mark.parametrize("name", ["cnn", "mlp", "cls", "seq"])
 def test_export_fuses_everything_and_matches_pytorch_within_one_quantum(name):
     pte, inputs, report, model, calibration = _exported(name)
     assert report["float_ops"] == [], report["float_ops"]
-    want_ops = {"cnn": {"conv2d", "max_pool2d", "add", "avg_pool2d", "linear"}, "mlp": {"linear"}, "cls": {"linear", "softmax"}}[name]
+    want_ops = {
+        "cnn": {"conv2d", "max_pool2d", "add", "avg_pool2d", "linear"},
+        "mlp": {"linear"},
+        "cls": {"linear", "softmax"},
+        "seq": {"conv1d", "max_pool2d (1-D)", "lut (gelu)", "avg_pool2d", "linear", "lut (sigmoid)"},
+    }[name]
     assert want_ops <= set(report["fused"]), report["fused"]
     ours = report["reference"](*inputs)
     pytorch = quantize_pt2e_int8(model, inputs, calibration)(*inputs)  # PyTorch's converted graph, float between q/dq
@@ -94,7 +118,7 @@ def test_bit_identical_and_heap_locked_on_targets(target):
     why = unavailable(target)
     if why:
         pytest.skip(why)
-    for name in ("cnn", "mlp", "cls"):
+    for name in ("cnn", "mlp", "cls", "seq"):
         pte, inputs, report, _, _ = _exported(name)
         want = report["reference"](*inputs)
         res = run(pte, inputs, target, repeat=1, heap_lock=target != "cpython")
@@ -159,13 +183,13 @@ def test_float_islands_are_reported_and_exact():
             self.f1, self.f2 = nn.Linear(6, 8), nn.Linear(8, 3)
 
         def forward(self, x):
-            return self.f2(torch.sigmoid(self.f1(x)))
+            return self.f2(torch.erf(self.f1(x)))  # no table for erf: stays float
 
     torch.manual_seed(1)
     x = (torch.randn(2, 6),)
     report = {}
     pte = export(Gate().eval(), x, quantize="int8", calibration=[(torch.randn(2, 6),) for _ in range(8)], report=report)
-    assert [op for op, _ in report["float_ops"]] == ["aten::sigmoid"], report["float_ops"]
+    assert [op for op, _ in report["float_ops"]] == ["aten::erf"], report["float_ops"]
     assert "forward" in report["float_ops"][0][1]
     want = report["reference"](*x)
     for target in ("cpython", "unix"):
