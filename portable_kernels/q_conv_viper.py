@@ -1,13 +1,22 @@
-"""Viper step of the int8 convolution / linear kernels (q_conv2d.py).
+"""Viper steps of the int8 convolution / linear kernels (q_conv2d.py).
 
-Imported only where the port has a native emitter (q_requant.HAS_VIPER).
-Bytes are read unsigned: xb = x + 128 (gathered per output pixel, padding
-as zx + 128) and wb = w + 128 (a copy made at load), so the dot product is
-plain ptr8 loads; with C = bias - (128 + zx) * sum(w) per channel,
+Imported only where the port has a native emitter (q_requant.use_viper).
+Bytes are read unsigned: xb = x + 128 (padding as zx + 128) and
+wb = w + 128 (a copy made at load), so a dot product is plain byte loads;
+with C = bias - (128 + zx) * sum(w) per channel,
     acc = C + sum(xb * wb) - 128 * sum(xb)
 equals bias + sum((x - zx) * w). Every intermediate fits a 32-bit word
 (host_tools/quant_ref.check_viper_conv); the requantization is
-q_requant.requant's, bit for bit. The step does not allocate.
+q_requant.requant's, bit for bit.
+
+Regular / pointwise convolution and linear work one output row at a time:
+_gather writes the patch of every pixel of the row (kp bytes each, kp =
+patch length rounded up to 4, the tail left 0) and its byte sum; a dot
+kernel computes every (pixel, output channel) dot of the group into an
+int32 row (q_dot_thumb.dots in Arm Thumb assembly where the port has it,
+_dots here elsewhere); _requant_row writes the int8 outputs. Depthwise
+convolution (one input and one output channel per group) has its own
+step in q_conv_dw_viper.py. No step allocates.
 """
 
 from array import array
@@ -15,41 +24,98 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
+from portable_kernels.emitters import HAS_THUMB
 
 _OFF = 1 << 29  # per-channel values are stored non-negative (ptr32 loads zero-extend on 64-bit)
 
 
-def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
+# Row buffers shared by every convolution step (steps run one at a time and
+# each overwrites what it reads): the heap keeps the largest layer's, not the
+# sum over layers (grown in place at load; steps look them up from ctx).
+_SHARED = {}
+
+
+def _shared(role, n):
+    buf = _SHARED.get(role)
+    if buf is None:
+        buf = _SHARED[role] = bytearray(0) if role == "col" else array("i")
+    if len(buf) < n:
+        buf.extend(bytearray(n - len(buf)) if role == "col" else array("i", [0] * (n - len(buf))))
+    return buf
+
+
+def _params(weight, biases, ms, ss, ls, zx):
+    """Per channel (C + _OFF, M, s, L) as int32 (load time)."""
     oc_n = weight.sizes[0]
     k = weight.numel // oc_n
     wd = weight.data
-    wb = bytearray(weight.numel)
     params = array("i", [0] * (4 * oc_n))
     for oc in range(oc_n):
         total = 0
         for i in range(oc * k, oc * k + k):
-            v = wd[i]
-            wb[i] = v + 128
-            total += v
+            total += wd[i]
         params[4 * oc] = biases[oc] - (128 + zx) * total + _OFF
         params[4 * oc + 1] = ms[oc]
         params[4 * oc + 2] = ss[oc]
         params[4 * oc + 3] = ls[oc]
-    g = array("i", [x.offset, out.offset] + list(geom) + [zx + 128, zo + 128, lo + 128, hi + 128])
-    return _step, (x.buf, wb, out.buf, bytearray(k), params, g)
+    return params
+
+
+def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
+    n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
+    params = _params(weight, biases, ms, ss, ls, zx)
+    tail = [zx + 128, zo + 128, lo + 128, hi + 128]
+    if cpg == 1 and opg == 1 and kh * kw > 1:
+        from portable_kernels import q_conv_dw_viper
+
+        return q_conv_dw_viper.prepare(x, weight, params, geom, tail, out)
+    oc_n = weight.sizes[0]
+    kn = weight.numel // oc_n
+    kp = (kn + 3) & ~3
+    wd = weight.data
+    wb = bytearray(oc_n * kp)  # rows of kp bytes, tail 0
+    for oc in range(oc_n):
+        for i in range(kn):
+            wb[oc * kp + i] = wd[oc * kn + i] + 128
+    g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp])
+    # dot control: pixels, kp, channels, weight offset, then the kernel's scratch
+    ctl = array("i", [ow, kp, opg, 0, 0, 0, 0, 0])
+    if HAS_THUMB:
+        from portable_kernels.q_dot_thumb import dots
+    else:
+        dots = _dots
+    ctx = (x.buf, out.buf, params, g, _shared("col", ow * kp), _shared("sx", ow), wb, _shared("acc", ow * opg), ctl, dots)
+    return _step, ctx
 
 
 def _step(ctx):
-    _conv(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5])
+    _conv_rows(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9])
 
 
 @micropython.viper
-def _conv(x: ptr8, wt: ptr8, o: ptr8, col: ptr8, p: ptr32, g: ptr32):  # noqa: F821 (viper types)
-    xoff = g[0]
-    ooff = g[1]
+def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dots):
+    # objects, not pointers, are passed on: a pointer argument would be boxed as an int
+    ctl = ptr32(ctlobj)  # noqa: F821
+    g = ptr32(gobj)  # noqa: F821
     n = g[2]
     groups = g[3]
     opg = g[4]
+    kp = g[23]
+    oh = g[16]
+    for b in range(n):
+        for gi in range(groups):
+            ctl[3] = gi * opg * kp
+            for oy in range(oh):
+                _gather(xobj, gobj, colobj, sxobj, b * groups + gi, oy)
+                dots(colobj, wtobj, accobj, ctlobj)
+                _requant_row(oobj, pobj, gobj, accobj, sxobj, b, gi, oy)
+
+
+@micropython.viper
+def _gather(x: ptr8, g: ptr32, colobj, sxobj, plane: int, oy: int):  # noqa: F821
+    """The patches of output row oy, unsigned, and their byte sums."""
+    col = ptr8(colobj)  # noqa: F821
+    sxs = ptr32(sxobj)  # noqa: F821
     cpg = g[5]
     h = g[6]
     w = g[7]
@@ -61,71 +127,135 @@ def _conv(x: ptr8, wt: ptr8, o: ptr8, col: ptr8, p: ptr32, g: ptr32):  # noqa: F
     pw = g[13]
     dh = g[14]
     dw = g[15]
-    oh = g[16]
     ow = g[17]
     pad = g[18]
+    kp = g[23]
+    hw = h * w
+    xb = g[0] + plane * cpg * hw
+    iy0 = oy * sh - ph
+    rows_in = iy0 >= 0 and iy0 + (kh - 1) * dh < h
+    for ox in range(ow):
+        ix0 = ox * sw - pw
+        k = ox * kp
+        sx = 0
+        if rows_in and ix0 >= 0 and ix0 + (kw - 1) * dw < w:
+            for c in range(cpg):
+                rb = xb + c * hw + iy0 * w + ix0
+                for _ky in range(kh):
+                    i = rb
+                    for _kx in range(kw):
+                        v = int(x[i]) ^ 0x80
+                        col[k] = v
+                        sx += v
+                        k += 1
+                        i += dw
+                    rb += dh * w
+        else:
+            for c in range(cpg):
+                cb = xb + c * hw
+                for ky in range(kh):
+                    iy = iy0 + ky * dh
+                    for kx in range(kw):
+                        ix = ix0 + kx * dw
+                        v = pad
+                        if iy >= 0 and iy < h and ix >= 0 and ix < w:
+                            v = int(x[cb + iy * w + ix]) ^ 0x80
+                        col[k] = v
+                        sx += v
+                        k += 1
+        sxs[ox] = sx
+
+
+@micropython.viper
+def _requant_row(o: ptr8, p: ptr32, g: ptr32, accobj, sxobj, b: int, gi: int, oy: int):  # noqa: F821
+    acs = ptr32(accobj)  # noqa: F821
+    sxs = ptr32(sxobj)  # noqa: F821
+    groups = g[3]
+    opg = g[4]
+    oh = g[16]
+    ow = g[17]
     zo = g[19] - 128
     lo = g[20] - 128
     hi = g[21] - 128
-    hw = h * w
-    kn = cpg * kh * kw
-    k4 = kn - 3
     oc_n = groups * opg
-    for b in range(n):
-        for gi in range(groups):
-            xb = xoff + (b * groups + gi) * cpg * hw
-            for oy in range(oh):
-                for ox in range(ow):
-                    k = 0
-                    sx = 0
-                    for c in range(cpg):
-                        cb = xb + c * hw
-                        for ky in range(kh):
-                            iy = oy * sh - ph + ky * dh
-                            for kx in range(kw):
-                                ix = ox * sw - pw + kx * dw
-                                v = pad
-                                if iy >= 0 and iy < h and ix >= 0 and ix < w:
-                                    v = int(x[cb + iy * w + ix]) ^ 0x80
-                                col[k] = v
-                                sx += v
-                                k += 1
-                    oc = gi * opg
-                    for _ in range(opg):
-                        wb = oc * kn
-                        d = 0
-                        k = 0
-                        while k < k4:
-                            d += (
-                                int(col[k]) * int(wt[wb + k])
-                                + int(col[k + 1]) * int(wt[wb + k + 1])
-                                + int(col[k + 2]) * int(wt[wb + k + 2])
-                                + int(col[k + 3]) * int(wt[wb + k + 3])
-                            )
-                            k += 4
-                        while k < kn:
-                            d += int(col[k]) * int(wt[wb + k])
-                            k += 1
-                        pi = oc * 4
-                        acc = int(p[pi]) - 0x20000000 + d - 128 * sx
-                        m = int(p[pi + 1])
-                        s = int(p[pi + 2])
-                        lim = int(p[pi + 3])
-                        if acc > lim:
-                            acc = lim
-                        elif acc < 0 - lim:
-                            acc = 0 - lim
-                        if s < 22:
-                            r = (acc * m + (1 << (s - 1))) >> s
-                        else:
-                            r = ((acc >> 15) * m + (((acc & 0x7FFF) * m) >> 15) + (1 << (s - 16))) >> (s - 15)
-                        q = zo + r
-                        if q < lo:
-                            q = lo
-                        elif q > hi:
-                            q = hi
-                        o[ooff + ((b * oc_n + oc) * oh + oy) * ow + ox] = q & 0xFF
-                        oc += 1
+    j = 0
+    for ox in range(ow):
+        c = 128 * sxs[ox]
+        oc = gi * opg
+        for _ in range(opg):
+            pi = oc * 4
+            acc = int(p[pi]) - 0x20000000 + int(acs[j]) - c
+            j += 1
+            m = int(p[pi + 1])
+            s = int(p[pi + 2])
+            lim = int(p[pi + 3])
+            if acc > lim:
+                acc = lim
+            elif acc < 0 - lim:
+                acc = 0 - lim
+            if s < 22:
+                r = (acc * m + (1 << (s - 1))) >> s
+            else:
+                r = ((acc >> 15) * m + (((acc & 0x7FFF) * m) >> 15) + (1 << (s - 16))) >> (s - 15)
+            q = zo + r
+            if q < lo:
+                q = lo
+            elif q > hi:
+                q = hi
+            o[g[1] + ((b * oc_n + oc) * oh + oy) * ow + ox] = q & 0xFF
+            oc += 1
+
+
+@micropython.viper
+def _dots(col: ptr8, wt: ptr8, acs: ptr32, ctl: ptr32):  # noqa: F821
+    """acs[px * channels + j] = sum(col[px * kp + i] * wt[woff + j * kp + i]),
+    two channels per pass over a patch (each patch byte loaded once for both)."""
+    npx = ctl[0]
+    kp = ctl[1]
+    opg = ctl[2]
+    woff = ctl[3]
+    j = 0
+    for px in range(npx):
+        cb = px * kp
+        ce = cb + kp
+        wr = woff
+        oc = 0
+        while oc + 1 < opg:
+            d0 = 0
+            d1 = 0
+            i = cb
+            w0 = wr
+            w1 = wr + kp
+            while i < ce:
+                c0 = int(col[i])
+                c1 = int(col[i + 1])
+                c2 = int(col[i + 2])
+                c3 = int(col[i + 3])
+                d0 += c0 * int(wt[w0]) + c1 * int(wt[w0 + 1]) + c2 * int(wt[w0 + 2]) + c3 * int(wt[w0 + 3])
+                d1 += c0 * int(wt[w1]) + c1 * int(wt[w1 + 1]) + c2 * int(wt[w1 + 2]) + c3 * int(wt[w1 + 3])
+                i += 4
+                w0 += 4
+                w1 += 4
+            acs[j] = d0
+            acs[j + 1] = d1
+            j += 2
+            wr += 2 * kp
+            oc += 2
+        if oc < opg:
+            d0 = 0
+            i = cb
+            w0 = wr
+            while i < ce:
+                d0 += (
+                    int(col[i]) * int(wt[w0])
+                    + int(col[i + 1]) * int(wt[w0 + 1])
+                    + int(col[i + 2]) * int(wt[w0 + 2])
+                    + int(col[i + 3]) * int(wt[w0 + 3])
+                )
+                i += 4
+                w0 += 4
+            acs[j] = d0
+            j += 1
 
 
 noalloc.mark(_step)

@@ -1,0 +1,67 @@
+"""Arm Thumb inner loop of the int8 convolution / linear (q_conv_viper.py):
+imported only where the port has @micropython.asm_thumb (emitters.HAS_THUMB).
+
+dots(col, wt, acs, ctl), all buffers (int32 ctl):
+    ctl = [pixels, kp, channels, woff, scratch x4]
+    acs[px * channels + j] = sum(col[px*kp + i] * wt[woff + j*kp + i], i < kp)
+Bytes unsigned, kp a multiple of 4 (unrolled x4: 2 ldrb + mul + add per
+MAC). Sums are below 2**31 (host_tools/quant_ref.check_viper_conv). Writes
+only acs and ctl's scratch; returns 0 (a small int: nothing allocates).
+"""
+
+# ruff: noqa: F821 (assembler mnemonics, registers and labels)
+import micropython
+
+
+@micropython.asm_thumb
+def dots(r0, r1, r2, r3):
+    # r0 patch bytes, r1 weight bytes, r2 int32 out, r3 ctl
+    ldr(r4, [r3, 12])
+    add(r1, r1, r4)
+    str(r1, [r3, 28])  # first weight row of the group
+    str(r0, [r3, 24])  # patch of the current pixel
+    ldr(r4, [r3, 0])
+    str(r4, [r3, 16])  # pixels left
+    label(PIX)
+    ldr(r1, [r3, 28])
+    ldr(r4, [r3, 24])
+    ldr(r7, [r3, 4])
+    add(r4, r4, r7)  # end of this pixel's patch
+    ldr(r7, [r3, 8])
+    str(r7, [r3, 20])  # channels left
+    label(CH)
+    ldr(r6, [r3, 24])
+    mov(r5, 0)
+    label(LOOP)
+    ldrb(r7, [r6, 0])
+    ldrb(r0, [r1, 0])
+    mul(r7, r0)
+    add(r5, r5, r7)
+    ldrb(r7, [r6, 1])
+    ldrb(r0, [r1, 1])
+    mul(r7, r0)
+    add(r5, r5, r7)
+    ldrb(r7, [r6, 2])
+    ldrb(r0, [r1, 2])
+    mul(r7, r0)
+    add(r5, r5, r7)
+    ldrb(r7, [r6, 3])
+    ldrb(r0, [r1, 3])
+    mul(r7, r0)
+    add(r5, r5, r7)
+    add(r6, 4)
+    add(r1, 4)
+    cmp(r6, r4)
+    blt(LOOP)
+    str(r5, [r2, 0])
+    add(r2, 4)
+    ldr(r7, [r3, 20])
+    sub(r7, 1)
+    str(r7, [r3, 20])
+    bgt(CH)
+    str(r4, [r3, 24])  # next pixel's patch follows
+    ldr(r7, [r3, 16])
+    sub(r7, 1)
+    str(r7, [r3, 16])
+    bgt(PIX)
+    mov(r0, 0)
