@@ -46,6 +46,12 @@ def conv_cases():
         ("pointwise 1x1 batch 2", (2, 6, 3, 4), (5, 6, 1, 1), [1, 1], [0, 0], [1, 1], 1, -128, 0, -128, 127),
         ("3x2 dilation 2 groups 2 stride 2x1", (1, 4, 7, 7), (6, 2, 3, 2), [2, 1], [2, 1], [2, 2], 2, 7, -1, -1, 60),
         ("5x5 (25 taps, unrolled dot + tail)", (1, 1, 6, 6), (3, 1, 5, 5), [1, 1], [2, 2], [1, 1], 1, 0, 3, -128, 127),
+        # fast-path edges: depthwise with batch/dilation/wide padding (border and inner windows),
+        # channel multiplier 2 (not the depthwise step), odd channel counts and patches of 5 / 18 bytes
+        ("depthwise 5x5 dilation 2 pad 4 batch 2", (2, 3, 9, 8), (3, 1, 5, 5), [1, 1], [4, 4], [2, 2], 3, -7, 4, -128, 127),
+        ("depthwise multiplier 2", (1, 3, 6, 6), (6, 1, 3, 3), [1, 1], [1, 1], [1, 1], 3, 20, -3, -128, 127),
+        ("1x1 stride 2, 7 channels of 5", (1, 5, 5, 7), (7, 5, 1, 1), [2, 2], [0, 0], [1, 1], 1, -100, 9, -128, 127),
+        ("2x3 no padding, 3 channels of 18", (1, 3, 5, 9), (3, 3, 2, 3), [1, 2], [0, 0], [1, 1], 1, 127, -128, -128, 127),
     ]
     cases = []
     for i, (name, xs, ws, s, p, d, g, zx, zo, lo, hi) in enumerate(configs):
@@ -56,6 +62,9 @@ def conv_cases():
     w = q(4, 3, 3, seed=500, lo=-127)
     args = [q(2, 3, 9, seed=501), w, bias(4, 502), requant(4, 503), [2], [1], [1], 1, -5, 2, -128, 127]
     cases.append(_c("q conv1d k3 stride 2 pad 1", "conv1d", args + [Out((2, 4, 5), I8)]))
+    w = q(4, 1, 5, seed=504, lo=-127)
+    args = [q(1, 4, 20, seed=505), w, bias(4, 506), requant(4, 507), [1], [2], [1], 4, 3, -4, -128, 127]
+    cases.append(_c("q conv1d depthwise k5 pad 2", "conv1d", args + [Out((1, 4, 20), I8)]))
     x, w, b, rq = q(1, 2, 5, 5, seed=1), q(3, 2, 3, 3, seed=2, lo=-127), bias(3, 3), requant(3, 4)
     cases += [
         Case(
