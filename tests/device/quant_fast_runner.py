@@ -1,0 +1,121 @@
+# Runs on a target (CPython or MicroPython): int8 convolution / linear layers
+# of zoo-like shapes on pseudo-random data, through the port's fast path
+# (viper, asm_thumb on Arm) and, where there is one, the pure-Python
+# reference in the same process. Prints one line per layer:
+#   LAYER <name> <step function> <checksum> <fast == reference or "-">
+# tests/test_quant_fast.py compares the checksums across targets.
+import sys
+
+from mpy_et import dtypes
+from mpy_et.tensor import Tensor
+from portable_kernels import q_requant
+from portable_kernels.q_conv2d import conv2d_out
+from portable_kernels.q_linear import linear_out
+
+_seed = [12345]
+
+
+def rnd(lo, hi):
+    _seed[0] = (_seed[0] * 1103515245 + 12345) & 0x7FFFFFFF
+    return lo + (_seed[0] >> 8) % (hi - lo + 1)
+
+
+def tensor(dtype, sizes, lo, hi):
+    t = Tensor(dtype, tuple(sizes))
+    t.bind(bytearray(t.nbytes), 0)
+    for i in range(t.numel):
+        t.data[i] = rnd(lo, hi)
+    return t
+
+
+def requant_t(n):
+    t = Tensor(dtypes.INT, (n, 3))
+    t.bind(bytearray(t.nbytes), 0)
+    for c in range(n):
+        s = rnd(16, 30)
+        m = rnd(1 << 12, 1 << 15)
+        t.data[3 * c] = m
+        t.data[3 * c + 1] = s
+        t.data[3 * c + 2] = (1 << 29) if s >= 22 else ((1 << 30) - 1) // m
+    return t
+
+
+# name, x, weight, stride, padding, dilation, groups (linear: stride None)
+LAYERS = [
+    ("conv 3x3 s2 (first layer)", (1, 3, 20, 18), (8, 3, 3, 3), (2, 2), (1, 1), (1, 1), 1),
+    ("depthwise 3x3", (1, 16, 12, 10), (16, 1, 3, 3), (1, 1), (1, 1), (1, 1), 16),
+    ("depthwise 3x3 s2", (1, 8, 13, 11), (8, 1, 3, 3), (2, 2), (1, 1), (1, 1), 8),
+    ("pointwise 16 -> 33", (1, 16, 7, 9), (33, 16, 1, 1), (1, 1), (0, 0), (1, 1), 1),
+    ("conv 3x3 16 -> 16 (resnet)", (1, 16, 8, 8), (16, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ("conv 5x5 grouped 2", (2, 6, 11, 11), (10, 3, 5, 5), (1, 1), (2, 2), (1, 1), 2),
+    ("linear 100 -> 37, 3 rows", (3, 100), (37, 100), None, None, None, None),
+]
+
+
+def run_layer(spec, fast):
+    name, xs, ws, stride, padding, dilation, groups = spec
+    _seed[0] = len(name) * 7919
+    x = tensor(dtypes.CHAR, xs, -128, 127)
+    w = tensor(dtypes.CHAR, ws, -127, 127)
+    b = tensor(dtypes.INT, (ws[0],), -20000, 20000)
+    rq = requant_t(ws[0])
+    zx, zo = rnd(-128, 127), rnd(-20, 20)
+    q_requant.use_viper = fast
+    if stride is None:
+        out = Tensor(dtypes.CHAR, (xs[0], ws[0]))
+        out.bind(bytearray(out.numel), 0)
+        step, ctx = linear_out(x, w, b, rq, zx, zo, -128, 127, out)
+    else:
+        oh = (xs[2] + 2 * padding[0] - dilation[0] * (ws[2] - 1) - 1) // stride[0] + 1
+        ow = (xs[3] + 2 * padding[1] - dilation[1] * (ws[3] - 1) - 1) // stride[1] + 1
+        out = Tensor(dtypes.CHAR, (xs[0], ws[0], oh, ow))
+        out.bind(bytearray(out.numel), 0)
+        step, ctx = conv2d_out(x, w, b, rq, stride, padding, dilation, groups, zx, zo, -128, 127, out)
+    try:
+        import micropython
+
+        if not fast:  # the reference is proved allocation-free on wasm (tests/test_kernels.py)
+            raise ImportError
+        micropython.heap_lock()
+        try:
+            step(ctx)
+        finally:
+            micropython.heap_unlock()
+    except ImportError:
+        step(ctx)
+    return step_name(step, ctx), bytes(out.buf)
+
+
+def step_name(step, ctx):
+    """module.function of a step (MicroPython functions have no __module__)."""
+    for mod in ("q_conv_dw_viper", "q_conv_viper", "q_conv2d"):
+        m = sys.modules.get("portable_kernels." + mod)
+        for fn in ("_step", "_conv_ref"):
+            if m is not None and getattr(m, fn, None) is step:
+                if mod == "q_conv_viper":  # the dot kernel it calls: asm_thumb or viper
+                    return "%s.%s+%s" % (
+                        mod,
+                        fn,
+                        "thumb"
+                        if "portable_kernels.q_dot_thumb" in sys.modules and ctx[9] is sys.modules["portable_kernels.q_dot_thumb"].dots
+                        else "viper",
+                    )
+                return mod + "." + fn
+    return "?"
+
+
+def main():
+    has_fast = q_requant.HAS_VIPER
+    for spec in LAYERS:
+        step, got = run_layer(spec, has_fast)
+        same = "-"
+        if has_fast:
+            ref_step, want = run_layer(spec, False)
+            same = "same" if got == want else "DIFFERENT"
+        total = 0
+        for i in range(len(got)):
+            total = (total * 31 + got[i]) & 0xFFFFFF
+        print("LAYER %s|%s|%d|%s" % (spec[0], step, total, same))
+
+
+main()

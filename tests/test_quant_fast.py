@@ -1,0 +1,42 @@
+"""int8 convolution / linear fast paths (portable_kernels/q_conv_viper.py,
+q_conv_dw_viper.py, q_dot_thumb.py) against the pure-Python reference, on
+zoo-like layer shapes: CPython (reference only), unix MicroPython (viper)
+and the emulated Cortex-M3 (viper + asm_thumb, 32-bit words) must print the
+same output checksums, fast == reference within each MicroPython process,
+under heap_lock. One process per target (tests/device/quant_fast_runner.py).
+"""
+
+import os
+
+import pytest
+
+from host_tools.targets import run_code
+
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "quant_fast_runner.py")
+_CACHE = {}
+
+
+def _layers(target):
+    if target not in _CACHE:
+        code = open(RUNNER).read()
+        out = run_code(target, code, timeout=300)
+        rows = [line[6:].split("|") for line in out.splitlines() if line.startswith("LAYER ")]
+        assert len(rows) == 7, out[-2000:]
+        _CACHE[target] = {name: (step, total, same) for name, step, total, same in rows}
+    return _CACHE[target]
+
+
+@pytest.mark.parametrize("target", ["unix", "cortex-m3-large"])
+def test_fast_paths_match_the_reference_and_cpython(target):
+    ref = _layers("cpython")
+    got = _layers(target)
+    for name, (step, total, same) in got.items():
+        assert same == "same", (target, name, step)
+        assert total == ref[name][1], (target, name, step, total, ref[name][1])
+        assert ref[name][0].endswith("_conv_ref"), (name, ref[name][0])
+    # the fast steps were taken: depthwise reads in place, the rest go by rows
+    # through the asm_thumb dot kernel on Arm, the viper one elsewhere
+    dots = "thumb" if target.startswith("cortex") else "viper"
+    for name, (step, _, _) in got.items():
+        want = "q_conv_dw_viper._step" if name.startswith("depthwise") else "q_conv_viper._step+" + dots
+        assert step == want, (target, name, step, want)
