@@ -14,11 +14,15 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
+from portable_kernels.emitters import HAS_THUMB
 
 
 def prepare(x, weight, params, geom, tail, out):
     kn = weight.numel // weight.sizes[0]
     wd = weight.data
+    kh, kw, dh, dw = geom[6], geom[7], geom[12], geom[13]
+    if HAS_THUMB and kh == 3 and kw == 3 and dh == 1 and dw == 1:
+        return _prepare_thumb(x, weight, params, geom, tail, out)
     wb = bytearray(weight.numel)
     for i in range(weight.numel):
         wb[i] = wd[i] + 128
@@ -111,4 +115,104 @@ def _dw(x: ptr8, wt: ptr8, o: ptr8, p: ptr32, g: ptr32):  # noqa: F821 (viper ty
                 oi += 1
 
 
+def _prepare_thumb(x, weight, params, geom, tail, out):
+    """3x3, dilation 1, on Arm: each channel plane is copied unsigned into a
+    padded buffer, q_dw_thumb.dw3x3 computes every window's dot product with
+    signed taps, viper requantizes. Same integers as the other steps:
+    sum(xb * w) = sum(xb * wb) - 128 * sum(xb) (params' constant is kept)."""
+    from portable_kernels.q_conv_viper import _shared
+    from portable_kernels.q_dw_thumb import dw3x3
+
+    n, ch, _, _, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
+    wd = weight.data
+    taps = array("i", [wd[i] for i in range(weight.numel)])
+    wp, hp = w + 2 * pw, h + 2 * ph
+    ctl = array("i", [wp, sw, ow, oh, sh * wp, 0, 0, 0, 0])
+    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp])
+    ctx = (x.buf, taps, out.buf, params, g, _shared("col", wp * hp), _shared("acc", oh * ow), ctl, dw3x3)
+    return _step_thumb, ctx
+
+
+def _step_thumb(ctx):
+    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8])
+
+
+@micropython.viper
+def _dw_planes(xobj, tapobj, oobj, pobj, gobj, padobj, dobj, ctlobj, kern):
+    x = ptr8(xobj)  # noqa: F821
+    o = ptr8(oobj)  # noqa: F821
+    p = ptr32(pobj)  # noqa: F821
+    g = ptr32(gobj)  # noqa: F821
+    pb = ptr8(padobj)  # noqa: F821
+    ds = ptr32(dobj)  # noqa: F821
+    ctl = ptr32(ctlobj)  # noqa: F821
+    n = g[2]
+    ch = g[3]
+    h = g[6]
+    w = g[7]
+    ph = g[12]
+    pw = g[13]
+    oh = g[16]
+    ow = g[17]
+    pad = g[18]
+    zo = g[19] - 128
+    lo = g[20] - 128
+    hi = g[21] - 128
+    wp = g[22]
+    hp = g[23]
+    hw = h * w
+    npx = oh * ow
+    oi = g[1]
+    for plane in range(n * ch):
+        c = plane % ch
+        # the padded, unsigned copy of this channel (borders rewritten: the buffer is shared)
+        i = 0
+        end = ph * wp
+        while i < end:
+            pb[i] = pad
+            i += 1
+        src = g[0] + plane * hw
+        for _y in range(h):
+            for _x in range(pw):
+                pb[i] = pad
+                i += 1
+            e = src + w
+            while src < e:
+                pb[i] = x[src] ^ 0x80
+                i += 1
+                src += 1
+            for _x in range(pw):
+                pb[i] = pad
+                i += 1
+        end = hp * wp
+        while i < end:
+            pb[i] = pad
+            i += 1
+        ctl[5] = c * 36
+        kern(padobj, tapobj, dobj, ctlobj)
+        pi = c * 4
+        base = int(p[pi]) - 0x20000000
+        m = int(p[pi + 1])
+        s = int(p[pi + 2])
+        lim = int(p[pi + 3])
+        for j in range(npx):
+            acc = base + int(ds[j])
+            if acc > lim:
+                acc = lim
+            elif acc < 0 - lim:
+                acc = 0 - lim
+            if s < 22:
+                r = (acc * m + (1 << (s - 1))) >> s
+            else:
+                r = ((acc >> 15) * m + (((acc & 0x7FFF) * m) >> 15) + (1 << (s - 16))) >> (s - 15)
+            q = zo + r
+            if q < lo:
+                q = lo
+            elif q > hi:
+                q = hi
+            o[oi] = q & 0xFF
+            oi += 1
+
+
 noalloc.mark(_step)
+noalloc.mark(_step_thumb)
