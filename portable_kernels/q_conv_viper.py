@@ -177,18 +177,21 @@ def _requant_row(o: ptr8, p: ptr32, g: ptr32, accobj, sxobj, b: int, gi: int, oy
     zo = g[19] - 128
     lo = g[20] - 128
     hi = g[21] - 128
-    oc_n = groups * opg
+    plane = oh * ow
+    obase = g[1] + ((b * groups + gi) * opg * oh + oy) * ow
+    pbase = gi * opg * 4
     j = 0
     for ox in range(ow):
         c = 128 * sxs[ox]
-        oc = gi * opg
+        oi = obase + ox
+        pi = pbase
         for _ in range(opg):
-            pi = oc * 4
             acc = int(p[pi]) - 0x20000000 + int(acs[j]) - c
             j += 1
             m = int(p[pi + 1])
             s = int(p[pi + 2])
             lim = int(p[pi + 3])
+            pi += 4
             if acc > lim:
                 acc = lim
             elif acc < 0 - lim:
@@ -202,8 +205,8 @@ def _requant_row(o: ptr8, p: ptr32, g: ptr32, accobj, sxobj, b: int, gi: int, oy
                 q = lo
             elif q > hi:
                 q = hi
-            o[g[1] + ((b * oc_n + oc) * oh + oy) * ow + ox] = q & 0xFF
-            oc += 1
+            o[oi] = q & 0xFF
+            oi += plane
 
 
 @micropython.viper
