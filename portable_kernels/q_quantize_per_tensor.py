@@ -9,7 +9,7 @@ arithmetic, no allocation (every value is a small int).
 """
 
 from mpy_et import dtypes, noalloc
-from portable_kernels import checks
+from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import check_int8
 
 
@@ -34,6 +34,10 @@ def quantize_per_tensor_out(x, thresholds, scale, zero_point, qmin, qmax, out):
             checks.fail("%s: thresholds must be ascending 16-bit halves (row %d)" % (what, i))
     if out.numel == 0:
         return None
+    if q_requant.use_viper:
+        from portable_kernels import q_quantize_viper
+
+        return q_quantize_viper.prepare(x, his, los, levels, qmin, out)
     return _quantize, (x.buf, x.offset, out.data, out.numel, his, los, levels, qmin)
 
 
