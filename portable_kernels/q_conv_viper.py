@@ -134,6 +134,21 @@ def _gather(x: ptr8, g: ptr32, colobj, sxobj, plane: int, oy: int):  # noqa: F82
     xb = g[0] + plane * cpg * hw
     iy0 = oy * sh - ph
     rows_in = iy0 >= 0 and iy0 + (kh - 1) * dh < h
+    if kh == 1 and kw == 1 and rows_in and pw == 0:  # pointwise: the patch is one pixel's channels
+        rb = xb + iy0 * w
+        for ox in range(ow):
+            i = rb + ox * sw
+            k = ox * kp
+            e = k + cpg
+            sx = 0
+            while k < e:
+                v = int(x[i]) ^ 0x80
+                col[k] = v
+                sx += v
+                k += 1
+                i += hw
+            sxs[ox] = sx
+        return
     for ox in range(ow):
         ix0 = ox * sw - pw
         k = ox * kp
@@ -179,19 +194,18 @@ def _requant_row(o: ptr8, p: ptr32, g: ptr32, accobj, sxobj, b: int, gi: int, oy
     hi = g[21] - 128
     plane = oh * ow
     obase = g[1] + ((b * groups + gi) * opg * oh + oy) * ow
-    pbase = gi * opg * 4
-    j = 0
-    for ox in range(ow):
-        c = 128 * sxs[ox]
-        oi = obase + ox
-        pi = pbase
-        for _ in range(opg):
-            acc = int(p[pi]) - 0x20000000 + int(acs[j]) - c
-            j += 1
-            m = int(p[pi + 1])
-            s = int(p[pi + 2])
-            lim = int(p[pi + 3])
-            pi += 4
+    pi = gi * opg * 4
+    for k in range(opg):  # channel outer: its constants stay in locals
+        base = int(p[pi]) - 0x20000000
+        m = int(p[pi + 1])
+        s = int(p[pi + 2])
+        lim = int(p[pi + 3])
+        pi += 4
+        j = k
+        oi = obase + k * plane
+        for ox in range(ow):
+            acc = base + int(acs[j]) - 128 * int(sxs[ox])
+            j += opg
             if acc > lim:
                 acc = lim
             elif acc < 0 - lim:
@@ -206,7 +220,7 @@ def _requant_row(o: ptr8, p: ptr32, g: ptr32, accobj, sxobj, b: int, gi: int, oy
             elif q > hi:
                 q = hi
             o[oi] = q & 0xFF
-            oi += plane
+            oi += 1
 
 
 @micropython.viper
