@@ -80,23 +80,30 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp])
     # dot control: pixels, kp, channels, weight offset, then the kernel's scratch
     ctl = array("i", [ow, kp, opg, 0, 0, 0, 0, 0])
+    rq = rqctl = None
     if HAS_THUMB:
         from portable_kernels.q_dot_thumb import dots
+        from portable_kernels.q_requant_thumb import make_ctl, rows
+
+        rq, rqctl = rows, make_ctl(params, oc_n, opg, ow, oh * ow, zo, lo, hi)
     else:
         dots = _dots
-    ctx = (x.buf, out.buf, params, g, _shared("col", ow * kp), _shared("sx", ow), wb, _shared("acc", ow * opg), ctl, dots)
+    g.append(1 if rq is not None else 0)  # g[24]: requantize with the Thumb rows
+    ctx = (x.buf, out.buf, params, g, _shared("col", ow * kp), _shared("sx", ow), wb, _shared("acc", ow * opg), ctl, dots, rq, rqctl)
     return _step, ctx
 
 
 def _step(ctx):
-    _conv_rows(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9])
+    _conv_rows(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11])
 
 
 @micropython.viper
-def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dots):
+def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dots, rq, rqobj):
     # objects, not pointers, are passed on: a pointer argument would be boxed as an int
     ctl = ptr32(ctlobj)  # noqa: F821
     g = ptr32(gobj)  # noqa: F821
+    thumb_rq = g[24]
+    ow = g[17]
     n = g[2]
     groups = g[3]
     opg = g[4]
@@ -105,10 +112,18 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
     for b in range(n):
         for gi in range(groups):
             ctl[3] = gi * opg * kp
+            if thumb_rq:
+                rc = ptr32(rqobj)  # noqa: F821
+                rc[5] = 64 + gi * opg * 32
             for oy in range(oh):
                 _gather(xobj, gobj, colobj, sxobj, b * groups + gi, oy)
                 dots(colobj, wtobj, accobj, ctlobj)
-                _requant_row(oobj, pobj, gobj, accobj, sxobj, b, gi, oy)
+                if thumb_rq:
+                    rc = ptr32(rqobj)  # noqa: F821
+                    rc[3] = g[1] + ((b * groups + gi) * opg * oh + oy) * ow
+                    rq(accobj, sxobj, oobj, rqobj)
+                else:
+                    _requant_row(oobj, pobj, gobj, accobj, sxobj, b, gi, oy)
 
 
 @micropython.viper
