@@ -69,3 +69,88 @@ def test_zoo_execute_allocates_nothing_and_is_bit_identical(target):
         assert s["execute_heap_bytes"] == 0, (name, target, s)
         got = res.outputs[0]
         assert got.dtype == want.dtype and torch.equal(got, want), (name, target, (got - want).abs().max().item())
+
+
+# --- mpy_et_quant::bmm (portable_kernels/q_bmm.py) against host_tools/quant_ref_bmm.py ---
+# The kernel is called directly (its lowering from the transformer's bmm is not wired yet).
+
+_BMM_DEVICE = """
+from mpy_et.tensor import Tensor
+from mpy_et.errors import MpyEtError
+from portable_kernels.q_bmm import bmm_out
+try:
+    from micropython import heap_lock, heap_unlock
+except ImportError:
+    heap_lock = heap_unlock = None
+
+def tensor(sizes, raw):
+    t = Tensor(1, sizes)
+    buf = bytearray(t.nbytes)
+    t.bind(buf, 0)
+    if raw is not None:
+        buf[:] = raw
+    return t, buf
+
+for name, a_sz, a_raw, b_sz, b_raw, params in CASES:
+    a, _ = tensor(a_sz, a_raw)
+    b, _ = tensor(b_sz, b_raw)
+    out, obuf = tensor((a_sz[0], a_sz[1], b_sz[2]), None)
+    try:
+        step, ctx = bmm_out(a, b, *params, out)
+    except MpyEtError as e:
+        print("ERR", name, e)
+        continue
+    if heap_lock:
+        heap_lock()
+    try:
+        step(ctx)
+        step(ctx)
+    finally:
+        if heap_lock:
+            heap_unlock()
+    print("OUT", name, "".join("%02x" % v for v in obuf))
+"""
+
+
+def _bmm_cases():
+    from host_tools import quant_ref
+    from host_tools.quant_ref_bmm import bmm
+
+    cases, want = [], {}
+    shapes = [("attn_qk", 4, 16, 8, 16, 2.0**-9), ("attn_pv", 4, 16, 16, 8, 2.0**-11), ("wide_k", 1, 3, 300, 2, 2.0**-13)]
+    shapes += [("tiny", 2, 1, 1, 1, 0.7), ("big_mult", 1, 2, 5, 3, 3.0)]
+    for seed, (name, nb, m, k, n, real) in enumerate(shapes):
+        g = torch.Generator().manual_seed(seed)
+        a = torch.randint(-128, 128, (nb, m, k), generator=g).to(torch.int8)
+        b = torch.randint(-128, 128, (nb, k, n), generator=g).to(torch.int8)
+        za, zb, zo = int(torch.randint(-20, 20, (1,), generator=g)), -128 + seed, 5 - seed
+        mult, s, lim = quant_ref.requant_params(real)
+        lo, hi = (-128, 127) if seed % 2 else (zo, 127)  # a folded relu on every other case
+        params = (za, zb, mult, s, lim, zo, lo, hi)
+        want[name] = bmm(a, b, za, zb, mult, s, lim, zo, lo, hi)
+        cases.append((name, (nb, m, k), a.numpy().tobytes(), (nb, k, n), b.numpy().tobytes(), params))
+    a = torch.zeros(1, 2, 3, dtype=torch.int8).numpy().tobytes()
+    cases.append(("bad_inner", (1, 2, 3), a, (1, 4, 2), bytes(8), (0, 0, 16384, 20, 1 << 20, 0, -128, 127)))
+    cases.append(("bad_zp", (1, 2, 3), a, (1, 3, 2), bytes(6), (0, 200, 16384, 20, 1000, 0, -128, 127)))
+    return cases, want
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "cortex-m3"])
+def test_bmm_kernel_bit_identical_under_heap_lock(target):
+    why = unavailable(target)
+    if why:
+        pytest.skip(why)
+    from host_tools.targets import run_code
+
+    cases, want = _bmm_cases()
+    out = run_code(target, "CASES = %r\n" % (cases,) + _BMM_DEVICE, timeout=300)
+    got = {}
+    for line in out.splitlines():
+        if line.startswith("OUT "):
+            _, name, hexed = line.split(" ")
+            got[name] = torch.frombuffer(bytearray(bytes.fromhex(hexed)), dtype=torch.int8).reshape(want[name].shape)
+    assert set(got) == set(want), out
+    for name, w in want.items():
+        assert torch.equal(got[name], w), (target, name, (got[name].int() - w.int()).abs().max().item())
+    assert "ERR bad_inner InvalidArgument (0x12): mpy_et_quant::bmm: b must be [1, 3, N] for a int8[1, 2, 3], got int8[1, 4, 2]" in out, out
+    assert "ERR bad_zp InvalidArgument (0x12): mpy_et_quant::bmm b_zero_point must be an int in -128..127, got 200" in out, out
