@@ -135,7 +135,7 @@ def _bmm_cases():
     return cases, want
 
 
-@pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "cortex-m3"])
+@pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "circuitpython", "cortex-m3"])
 def test_bmm_kernel_bit_identical_under_heap_lock(target):
     why = unavailable(target)
     if why:
