@@ -118,10 +118,11 @@ def _dw(x: ptr8, wt: ptr8, o: ptr8, p: ptr32, g: ptr32):  # noqa: F821 (viper ty
 def _prepare_thumb(x, weight, params, geom, tail, out):
     """3x3, dilation 1, on Arm: each channel plane is copied unsigned into a
     padded buffer, q_dw_thumb.dw3x3 computes every window's dot product with
-    signed taps, viper requantizes. Same integers as the other steps:
+    signed taps, q_requant_thumb.rows requantizes. Same integers as the other steps:
     sum(xb * w) = sum(xb * wb) - 128 * sum(xb) (params' constant is kept)."""
     from portable_kernels.q_conv_viper import _shared
     from portable_kernels.q_dw_thumb import dw3x3
+    from portable_kernels.q_requant_thumb import make_ctl, rows
 
     n, ch, _, _, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     wd = weight.data
@@ -129,22 +130,22 @@ def _prepare_thumb(x, weight, params, geom, tail, out):
     wp, hp = w + 2 * pw, h + 2 * ph
     ctl = array("i", [wp, sw, ow, oh, sh * wp, 0, 0, 0, 0])
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp])
-    ctx = (x.buf, taps, out.buf, params, g, _shared("col", wp * hp), _shared("acc", oh * ow), ctl, dw3x3)
+    # requantized by q_requant_thumb.rows as one channel of oh * ow pixels whose patch sums are 0
+    rqctl = make_ctl(params, ch, 1, oh * ow, oh * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
+    zeros = _shared("zero", oh * ow)  # never written
+    ctx = (x.buf, taps, out.buf, params, g, _shared("col", wp * hp), _shared("acc", oh * ow), ctl, dw3x3, rows, rqctl, zeros)
     return _step_thumb, ctx
 
 
 def _step_thumb(ctx):
-    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8])
+    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11])
 
 
 @micropython.viper
-def _dw_planes(xobj, tapobj, oobj, pobj, gobj, padobj, dobj, ctlobj, kern):
+def _dw_planes(xobj, tapobj, oobj, pobj, gobj, padobj, dobj, ctlobj, kern, rq, rqobj, zobj):
     x = ptr8(xobj)  # noqa: F821
-    o = ptr8(oobj)  # noqa: F821
-    p = ptr32(pobj)  # noqa: F821
     g = ptr32(gobj)  # noqa: F821
     pb = ptr8(padobj)  # noqa: F821
-    ds = ptr32(dobj)  # noqa: F821
     ctl = ptr32(ctlobj)  # noqa: F821
     n = g[2]
     ch = g[3]
@@ -155,14 +156,10 @@ def _dw_planes(xobj, tapobj, oobj, pobj, gobj, padobj, dobj, ctlobj, kern):
     oh = g[16]
     ow = g[17]
     pad = g[18]
-    zo = g[19] - 128
-    lo = g[20] - 128
-    hi = g[21] - 128
     wp = g[22]
     hp = g[23]
     hw = h * w
     npx = oh * ow
-    oi = g[1]
     for plane in range(n * ch):
         c = plane % ch
         # the padded, unsigned copy of this channel (borders rewritten: the buffer is shared)
@@ -190,28 +187,10 @@ def _dw_planes(xobj, tapobj, oobj, pobj, gobj, padobj, dobj, ctlobj, kern):
             i += 1
         ctl[5] = c * 36
         kern(padobj, tapobj, dobj, ctlobj)
-        pi = c * 4
-        base = int(p[pi]) - 0x20000000
-        m = int(p[pi + 1])
-        s = int(p[pi + 2])
-        lim = int(p[pi + 3])
-        for j in range(npx):
-            acc = base + int(ds[j])
-            if acc > lim:
-                acc = lim
-            elif acc < 0 - lim:
-                acc = 0 - lim
-            if s < 22:
-                r = (acc * m + (1 << (s - 1))) >> s
-            else:
-                r = ((acc >> 15) * m + (((acc & 0x7FFF) * m) >> 15) + (1 << (s - 16))) >> (s - 15)
-            q = zo + r
-            if q < lo:
-                q = lo
-            elif q > hi:
-                q = hi
-            o[oi] = q & 0xFF
-            oi += 1
+        rc = ptr32(rqobj)  # noqa: F821
+        rc[3] = g[1] + plane * npx
+        rc[5] = 64 + c * 32
+        rq(dobj, zobj, oobj, rqobj)
 
 
 noalloc.mark(_step)
