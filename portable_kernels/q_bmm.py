@@ -3,10 +3,11 @@
     out[b, i, j] = clamp(zo + requant(sum_k (a[b, i, k] - za) * (b[b, k, j] - zb)), out_min, out_max)
 a int8 [B, M, K], b int8 [B, K, N], out int8 [B, M, N]. K is bounded at load
 so the accumulator stays a small int on 32-bit ports (K * 255 * 255 < 2**30).
-Does not allocate in the step."""
+Pure-Python step here (every port); a viper step (q_bmm_viper.py) where the
+port has a native emitter. Does not allocate in the step."""
 
 from mpy_et import noalloc
-from portable_kernels import checks
+from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import check_int8, requant, scalar_params, zero_point
 
 MAX_K = ((1 << 30) - 1) // (255 * 255)  # 16512
@@ -35,6 +36,10 @@ def bmm_out(a, b, a_zp, b_zp, multiplier, shift, limit, out_zp, out_min, out_max
         checks.fail("%s: out_min %d above out_max %d" % (what, lo, hi))
     if out.numel == 0:
         return None
+    if q_requant.use_viper:  # the port has a native emitter (q_bmm_viper.py)
+        from portable_kernels import q_bmm_viper
+
+        return q_bmm_viper.prepare(a, b, out, nb, m, k, n, za, zb, multiplier, shift, limit, zo, lo, hi)
     return _bmm, (a.data, b.data, out.data, nb, m, k, n, za, zb, multiplier, shift, limit, zo, lo, hi)
 
 

@@ -72,11 +72,13 @@ def test_zoo_execute_allocates_nothing_and_is_bit_identical(target):
 
 
 # --- mpy_et_quant::bmm (portable_kernels/q_bmm.py) against host_tools/quant_ref_bmm.py ---
-# The kernel is called directly (its lowering from the transformer's bmm is not wired yet).
+# The kernel is called directly (its lowering from the transformer's bmm is not wired yet);
+# both steps (pure Python, and viper where the port has the emitter) in one process per target.
 
 _BMM_DEVICE = """
 from mpy_et.tensor import Tensor
 from mpy_et.errors import MpyEtError
+from portable_kernels import q_requant
 from portable_kernels.q_bmm import bmm_out
 try:
     from micropython import heap_lock, heap_unlock
@@ -91,24 +93,26 @@ def tensor(sizes, raw):
         buf[:] = raw
     return t, buf
 
-for name, a_sz, a_raw, b_sz, b_raw, params in CASES:
-    a, _ = tensor(a_sz, a_raw)
-    b, _ = tensor(b_sz, b_raw)
-    out, obuf = tensor((a_sz[0], a_sz[1], b_sz[2]), None)
-    try:
-        step, ctx = bmm_out(a, b, *params, out)
-    except MpyEtError as e:
-        print("ERR", name, e)
-        continue
-    if heap_lock:
-        heap_lock()
-    try:
-        step(ctx)
-        step(ctx)
-    finally:
+for viper in ([False, True] if q_requant.HAS_VIPER else [False]):
+    q_requant.use_viper = viper
+    for name, a_sz, a_raw, b_sz, b_raw, params in CASES:
+        a, _ = tensor(a_sz, a_raw)
+        b, _ = tensor(b_sz, b_raw)
+        out, obuf = tensor((a_sz[0], a_sz[1], b_sz[2]), None)
+        try:
+            step, ctx = bmm_out(a, b, *params, out)
+        except MpyEtError as e:
+            print("ERR", name, e)
+            continue
         if heap_lock:
-            heap_unlock()
-    print("OUT", name, "".join("%02x" % v for v in obuf))
+            heap_lock()
+        try:
+            step(ctx)
+            step(ctx)
+        finally:
+            if heap_lock:
+                heap_unlock()
+        print("OUT", name, "viper" if viper else "ref", step.__name__, "".join("%02x" % v for v in obuf))
 """
 
 
@@ -144,13 +148,15 @@ def test_bmm_kernel_bit_identical_under_heap_lock(target):
 
     cases, want = _bmm_cases()
     out = run_code(target, "CASES = %r\n" % (cases,) + _BMM_DEVICE, timeout=300)
+    paths = {"ref": "_bmm", "viper": "_step"} if target in ("unix", "cortex-m3") else {"ref": "_bmm"}
     got = {}
     for line in out.splitlines():
         if line.startswith("OUT "):
-            _, name, hexed = line.split(" ")
-            got[name] = torch.frombuffer(bytearray(bytes.fromhex(hexed)), dtype=torch.int8).reshape(want[name].shape)
-    assert set(got) == set(want), out
-    for name, w in want.items():
-        assert torch.equal(got[name], w), (target, name, (got[name].int() - w.int()).abs().max().item())
+            _, name, path, step, hexed = line.split(" ")
+            assert step == paths[path], (target, name, path, step)  # the viper step ran where the port has the emitter
+            got[name, path] = torch.frombuffer(bytearray(bytes.fromhex(hexed)), dtype=torch.int8).reshape(want[name].shape)
+    assert set(got) == {(name, path) for name in want for path in paths}, out
+    for (name, path), g in got.items():
+        assert torch.equal(g, want[name]), (target, name, path, (g.int() - want[name].int()).abs().max().item())
     assert "ERR bad_inner InvalidArgument (0x12): mpy_et_quant::bmm: b must be [1, 3, N] for a int8[1, 2, 3], got int8[1, 4, 2]" in out, out
     assert "ERR bad_zp InvalidArgument (0x12): mpy_et_quant::bmm b_zero_point must be an int in -128..127, got 200" in out, out
