@@ -6,9 +6,12 @@ Also the engine of conv1d (q_conv1d.py) and linear (q_linear.py).
 
 Reference step (every port): for each output pixel the window is gathered
 once into a preallocated list as (x - zx), padding as 0, then dotted with
-each output channel's weights. Viper step (ports with a native emitter,
-q_conv_viper.py): the same with unsigned bytes. Both bit-identical to
-host_tools/quant_ref.py. Neither allocates in the step.
+each output channel's weights. Fast steps (ports with a native emitter,
+q_conv_viper.py): the same integers with unsigned bytes, a row of patches
+at a time, depthwise in place (q_conv_dw_viper.py); on Arm the dots and the
+requantization are asm_thumb (q_dot_thumb.py, q_dw_thumb.py,
+q_requant_thumb.py). All bit-identical to host_tools/quant_ref.py. No step
+allocates.
 """
 
 from mpy_et import dtypes, noalloc
