@@ -4,7 +4,10 @@ instructions per MAC on the emulated Cortex-M3 (QEMU -icount shift=0:
 virtual ns = instructions; asm_thumb inner loops there). Prints figures;
 not a pass/fail test.
 
-    python benchmarks/bench_int8_conv.py [--models ds_cnn,lenet5] [--repeat N] [--no-board] [--cache DIR]
+    python benchmarks/bench_int8_conv.py [--models ds_cnn,lenet5] [--repeat N] [--no-board] [--cache DIR] [--ops]
+
+--ops adds, per model, the time each operator takes on unix (us) and on the
+board (thousands of instructions): each step timed alone after one execute().
 """
 
 import argparse
@@ -34,12 +37,46 @@ def _pte(name, model, inputs, cache):
     return pte
 
 
+_OPS_CODE = """
+import time
+from mpy_et.program import Program
+m = Program.load(PATH).load_method("forward")
+m.execute()
+ops = m.step_ops()
+tot = {}
+for i in range(len(m._steps)):  # private: a benchmark's look inside execute()
+    st, c = m._steps[i], m._ctxs[i]
+    t0 = time.ticks_us()
+    for _ in range(REP):
+        st(c)
+    k = ops[i][1].split("::")[-1]
+    tot[k] = tot.get(k, 0) + time.ticks_diff(time.ticks_us(), t0) / REP
+print(" ".join("%s %d" % (k, v) for v, k in sorted([(v, k) for k, v in tot.items()], reverse=True)))
+"""
+
+
+def _op_times(pte, target, repeat):
+    from host_tools.targets import run_code
+
+    code = _OPS_CODE.replace("REP", str(repeat))
+    if target == "unix":
+        import tempfile
+
+        with tempfile.NamedTemporaryFile(suffix=".pte") as f:
+            f.write(pte)
+            f.flush()
+            return run_code(target, code.replace("PATH", repr(f.name))).strip()
+    code = code.replace("PATH", 'DATA_DIR + "/m.pte"')
+    return run_code(target, code, files={"m.pte": pte}).strip()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default=",".join(CONV_HEAVY))
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--no-board", action="store_true")
     ap.add_argument("--cache", default="")
+    ap.add_argument("--ops", action="store_true")
     args = ap.parse_args()
     torch.set_num_threads(1)
     from executorch.exir import to_edge
@@ -67,6 +104,10 @@ def main():
             b = run(pte, inputs, "cortex-m3-large", repeat=1).stats
             line += "  cortex-m3 %6.1f instr/MAC" % (b["execute_instructions"] / macs)
         print(line, flush=True)
+        if args.ops:
+            print("    unix us:", _op_times(pte, "unix", args.repeat), flush=True)
+            if not args.no_board:
+                print("    cortex-m3 K instr:", _op_times(pte, "cortex-m3-large", 1), flush=True)
 
 
 if __name__ == "__main__":
