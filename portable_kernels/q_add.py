@@ -4,7 +4,7 @@ with ma, mb <= 2**14 (each input's scale over the larger one). Does not
 allocate in the step."""
 
 from mpy_et import noalloc
-from portable_kernels import checks
+from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import check_int8, requant, scalar_params, zero_point
 
 
@@ -22,6 +22,10 @@ def add_out(a, b, a_zp, a_mult, b_zp, b_mult, multiplier, shift, limit, out_zp, 
     lo, hi = zero_point(out_min, what + " out_min"), zero_point(out_max, what + " out_max")
     if out.numel == 0:
         return None
+    if q_requant.use_viper:
+        from portable_kernels import q_elementwise_viper
+
+        return q_elementwise_viper.prepare_add(a, b, out, zs[0], a_mult, zs[1], b_mult, multiplier, shift, limit, zs[2], lo, hi)
     return _add, (a.data, b.data, out.data, out.numel, zs[0], a_mult, zs[1], b_mult, multiplier, shift, limit, zs[2], lo, hi)
 
 

@@ -2,7 +2,7 @@
 dilation; padded taps never win). Does not allocate in the step."""
 
 from mpy_et import noalloc
-from portable_kernels import checks
+from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import check_int8
 
 
@@ -25,6 +25,10 @@ def max_pool2d_out(x, kernel_size, stride, padding, dilation, out):
     checks.out_shape(out, (n, c, oh, ow), what)
     if out.numel == 0:
         return None
+    if q_requant.use_viper:
+        from portable_kernels import q_elementwise_viper
+
+        return q_elementwise_viper.prepare_max_pool(x, out, n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
     return _pool, (x.data, out.data, n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
 
 

@@ -1,0 +1,121 @@
+"""Viper steps of mpy_et_quant::add and ::max_pool2d (q_add.py, q_max_pool2d.py),
+bit-identical with their pure-Python steps. Imported only where the port has
+a native emitter (q_requant.use_viper). Bytes load unsigned: (v ^ 0x80) - 128
+is the signed value. add's accumulator is at most 2 * 255 * 2**14 and the
+requantization is q_requant.requant's, evaluated the same way, so every
+intermediate fits a 32-bit word. Parameters sit in an int32 array as
+non-negative values (ptr32 loads zero-extend on 64-bit ports). Neither step
+allocates.
+"""
+
+from array import array
+
+import micropython
+
+from mpy_et import noalloc
+
+
+def prepare_add(a, b, out, za, ma, zb, mb, m, s, lim, zo, lo, hi):
+    p = array("i", [out.numel, 128 + za, ma, 128 + zb, mb, m, s, lim, 128 + zo, 128 + lo, 128 + hi, a.offset, b.offset, out.offset])
+    return _add_step, (a.buf, b.buf, out.buf, p)
+
+
+def _add_step(ctx):
+    _add(ctx[0], ctx[1], ctx[2], ctx[3])
+
+
+@micropython.viper
+def _add(a: ptr8, b: ptr8, o: ptr8, p: ptr32):  # noqa: F821 (viper types)
+    n = int(p[0])
+    ca = int(p[1])
+    ma = int(p[2])
+    cb = int(p[3])
+    mb = int(p[4])
+    mult = int(p[5])
+    s = int(p[6])
+    lim = int(p[7])
+    zo = int(p[8]) - 128
+    lo = int(p[9]) - 128
+    hi = int(p[10]) - 128
+    ai = int(p[11])
+    bi = int(p[12])
+    oi = int(p[13])
+    end = oi + n
+    split = s >= 22
+    if split:
+        half = 1 << (s - 16)
+    else:
+        half = 1 << (s - 1)
+    while oi < end:
+        acc = ((a[ai] ^ 0x80) - ca) * ma + ((b[bi] ^ 0x80) - cb) * mb
+        if acc > lim:
+            acc = lim
+        elif acc < 0 - lim:
+            acc = 0 - lim
+        if split:
+            r = ((acc >> 15) * mult + (((acc & 0x7FFF) * mult) >> 15) + half) >> (s - 15)
+        else:
+            r = (acc * mult + half) >> s
+        q = zo + r
+        if q < lo:
+            q = lo
+        elif q > hi:
+            q = hi
+        o[oi] = q & 0xFF
+        ai += 1
+        bi += 1
+        oi += 1
+
+
+def prepare_max_pool(x, out, planes, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
+    p = array("i", [planes, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, x.offset, out.offset])
+    return _pool_step, (x.buf, out.buf, p)
+
+
+def _pool_step(ctx):
+    _pool(ctx[0], ctx[1], ctx[2])
+
+
+@micropython.viper
+def _pool(x: ptr8, o: ptr8, p: ptr32):  # noqa: F821 (viper types)
+    planes = int(p[0])
+    h = int(p[1])
+    w = int(p[2])
+    kh = int(p[3])
+    kw = int(p[4])
+    sh = int(p[5])
+    sw = int(p[6])
+    ph = int(p[7])
+    pw = int(p[8])
+    dh = int(p[9])
+    dw = int(p[10])
+    oh = int(p[11])
+    ow = int(p[12])
+    base = int(p[13])
+    oi = int(p[14])
+    for _ in range(planes):
+        for oy in range(oh):
+            y0 = oy * sh - ph
+            for ox in range(ow):
+                x0 = ox * sw - pw
+                best = 0  # unsigned: 0 stands for -128, below every value but equal to -128 (padding never wins)
+                found = 0
+                iy = y0
+                for _ky in range(kh):
+                    if iy >= 0 and iy < h:
+                        rb = base + iy * w
+                        ix = x0
+                        for _kx in range(kw):
+                            if ix >= 0 and ix < w:
+                                v = x[rb + ix] ^ 0x80
+                                if found == 0 or v > best:
+                                    best = v
+                                    found = 1
+                            ix += dw
+                    iy += dh
+                o[oi] = best ^ 0x80
+                oi += 1
+        base += h * w
+
+
+noalloc.mark(_add_step, _pool_step)
