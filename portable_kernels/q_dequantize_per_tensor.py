@@ -5,7 +5,7 @@ for -128..127; the step copies each one's 4 bytes: bit-identical, no float
 arithmetic, no allocation."""
 
 from mpy_et import dtypes, noalloc
-from portable_kernels import checks
+from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import check_int8
 
 
@@ -21,6 +21,10 @@ def dequantize_per_tensor_out(x, table, scale, zero_point, out):
         checks.fail("%s: table must be float32[256] (values of -128..127), got %s" % (what, checks.shape_str(table)))
     if out.numel == 0:
         return None
+    if q_requant.use_viper:
+        from portable_kernels import q_elementwise_viper
+
+        return q_elementwise_viper.prepare_dequantize(x, table, out)
     return _dequantize, (x.data, table.buf, table.offset + 512, out.buf, out.offset, out.numel)
 
 
