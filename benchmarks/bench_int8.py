@@ -46,20 +46,22 @@ def _out_scale(gm):
     return float(deqs[-1].args[2])
 
 
-def _top1(model, converted, reference, inputs, n):
-    """(agree with PT2E, agree with fp32, total rows) over n random inputs."""
+def _top1(model, converted, reference, inputs, n, scale):
+    """(agree with PT2E, agree with fp32, total rows, max |ours - PT2E| in quanta) over n random inputs."""
     torch.manual_seed(7)
     pt2e = fp32 = total = 0
+    worst = 0.0
     with torch.no_grad():
         for _ in range(n):
             x = tuple(torch.randn_like(t) for t in inputs)
-            ours = reference(*x)
+            ours, theirs = reference(*x), converted(*x)
+            worst = max(worst, float((ours - theirs).abs().max()) / scale)
             rows = ours.shape[0]
             ours = ours.reshape(rows, -1).argmax(1)
-            pt2e += int((ours == converted(*x).reshape(rows, -1).argmax(1)).sum())
+            pt2e += int((ours == theirs.reshape(rows, -1).argmax(1)).sum())
             fp32 += int((ours == model(*x).reshape(rows, -1).argmax(1)).sum())
             total += rows
-    return pt2e, fp32, total
+    return pt2e, fp32, total, worst
 
 
 def _measure(name, args, et_runtime, to_edge):
@@ -86,7 +88,7 @@ def _measure(name, args, et_runtime, to_edge):
     if not args.no_wasm:
         r["wasm"] = run(pte, inputs, "wasm", repeat=1, heap_lock=lock).stats
     if name in CLASSIFIERS and args.top1:
-        r["top1"] = _top1(model, converted, report["reference"], inputs, args.top1)
+        r["top1"] = _top1(model, converted, report["reference"], inputs, args.top1, scale)
     return r
 
 
@@ -100,8 +102,8 @@ def _row(r):
     u, m3, w = r["unix"], r.get("m3"), r.get("wasm")
     top1 = "-"
     if "top1" in r:
-        a, f, n = r["top1"]
-        top1 = "%.1f%% / %.1f%% (%d)" % (100.0 * a / n, 100.0 * f / n, n)
+        a, f, n, worst = r["top1"]
+        top1 = "%.1f%% / %.1f%% (%d; max err %.0f quanta)" % (100.0 * a / n, 100.0 * f / n, n, worst)
     return "| %s | %s | %.0f | %.0f | %.2f | %.2f | %s | %s | %s / %s / %s | %.2f | %s | %.4g | %s |" % (
         r["name"],
         "{:,}".format(r["macs"]),
