@@ -28,10 +28,10 @@ from host_tools.build_targets import (
     CIRCUITPYTHON_WHY,
     BuildError,
     compile_files,
+    compiles_for,
     mpy_cross_version,
     mpy_header,
     safe_name,
-    uses_native_code,
 )
 from host_tools.selective import device_modules, program_operators
 from host_tools.targets import DEVICE_PACKAGES
@@ -70,14 +70,15 @@ def rebuild_command(pte_paths, target, out_dir):
     return "mpy-et build %s <the new program>.pte --target %s -o %s" % (names, target, out_dir)
 
 
-def _module_jobs(packages, src_root, dst_root, ext, native_ok):
+def _module_jobs(packages, src_root, dst_root, ext, march):
     """(source, destination, name) per module; modules with native code are
-    dropped where the target has no emitter. Returns (jobs, dropped)."""
+    dropped where the target has no emitter for it (march None: none at all;
+    asm_thumb only on Arm Thumb arches). Returns (jobs, dropped)."""
     jobs, dropped = [], []
     for pkg in DEVICE_PACKAGES:
         for module in ["__init__"] + sorted(set(packages.get(pkg, ())) - {"__init__"}):
             src = os.path.join(src_root, pkg, module + ".py")
-            if not native_ok and uses_native_code(src):
+            if not compiles_for(src, march):
                 dropped.append(pkg + "." + module)
                 continue
             jobs.append((src, os.path.join(dst_root, pkg, module + ext), "%s/%s.py" % (pkg, module)))
@@ -93,11 +94,11 @@ def _emit(jobs, march, file_format):
         compile_files(jobs, march)
 
 
-def _full_library_bytes(march, file_format, native_ok):
+def _full_library_bytes(march, file_format):
     """.mpy (or .py) bytes of every runtime and kernel module, for comparison."""
     every = {pkg: [f[:-3] for f in os.listdir(os.path.join(_ROOT, pkg)) if f.endswith(".py")] for pkg in DEVICE_PACKAGES}
     with tempfile.TemporaryDirectory(prefix="mpy_et_full_") as tmp:
-        jobs, _ = _module_jobs(every, _ROOT, tmp, "." + file_format, native_ok)
+        jobs, _ = _module_jobs(every, _ROOT, tmp, "." + file_format, march)
         _emit(jobs, march, file_format)
         sizes = {pkg: 0 for pkg in DEVICE_PACKAGES}
         for _, dst, name in jobs:
@@ -156,7 +157,6 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
     if not pte_paths:
         raise BuildError("no programs given")
     march, file_format, _ = BUILD_TARGETS[target]
-    native_ok = march is not None
     if registry is None:
         from portable_kernels.registry import KERNELS as registry
 
@@ -178,16 +178,16 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
             shutil.copytree(os.path.join(_ROOT, pkg), os.path.join(tmp, pkg), ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         with open(os.path.join(tmp, "portable_kernels", "registry.py"), "w") as f:
             f.write(registry_source(operators, registry, rebuild))
-        jobs, dropped = _module_jobs(packages, tmp, out, ext, native_ok)
+        jobs, dropped = _module_jobs(packages, tmp, out, ext, march)
         say("%s %d modules for %s (%s)" % ("copying" if file_format == "py" else "compiling", len(jobs), target, march or file_format))
         _emit(jobs, march, file_format)
     if dropped:
-        say("left out (native code, no emitter on %s): %s" % (target, ", ".join(dropped)))
+        say("left out (native code for an emitter %s does not have): %s" % (target, ", ".join(dropped)))
     for p in programs:
         with open(os.path.join(out, p["file"]), "wb") as f:
             f.write(p["data"])
     say("measuring the full library for comparison")
-    full = _full_library_bytes(march, file_format, native_ok)
+    full = _full_library_bytes(march, file_format)
     manifest = _manifest(target, programs, operators, out, dropped, rebuild, full)
     if romfs:
         from host_tools.romfs import build_image

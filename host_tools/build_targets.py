@@ -35,6 +35,12 @@ CIRCUITPYTHON_WHY = (
     "at the cost of compiling on the board at import"
 )
 _NATIVE_DECORATORS = ("native", "viper", "asm_thumb", "asm_xtensa", "asm_rv32")
+# inline assembler -> the -march values whose emitter accepts it
+_ASM_ARCHES = {
+    "asm_thumb": ("armv6", "armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp"),
+    "asm_xtensa": ("xtensa", "xtensawin"),
+    "asm_rv32": ("rv32imc",),
+}
 # header byte 2 >> 2 -> arch name (MicroPython's MP_NATIVE_ARCH_*)
 MPY_ARCHES = {
     0: None,
@@ -57,16 +63,36 @@ class BuildError(RuntimeError):
     """A dist could not be built (missing tool, compile error, unknown operator)."""
 
 
-def uses_native_code(path):
-    """True if the .py file has a @micropython.native/viper/asm_* function."""
+def native_decorators(path):
+    """The @micropython.native/viper/asm_* decorators a .py file uses."""
     with open(path) as f:
         tree = ast.parse(f.read(), path)
+    found = set()
     for node in ast.walk(tree):
         for dec in getattr(node, "decorator_list", ()):
             if isinstance(dec, ast.Attribute) and isinstance(dec.value, ast.Name):
                 if dec.value.id == "micropython" and dec.attr in _NATIVE_DECORATORS:
-                    return True
-    return False
+                    found.add(dec.attr)
+    return found
+
+
+def uses_native_code(path):
+    """True if the .py file has a @micropython.native/viper/asm_* function."""
+    return bool(native_decorators(path))
+
+
+def compiles_for(path, march):
+    """True if mpy-cross can compile the module for `march` (None: no emitter).
+
+    Plain modules compile everywhere; viper/native need an emitter; inline
+    assembler needs its own ISA (asm_thumb on the Arm Thumb arches only). The
+    kernels import such a module only where portable_kernels/emitters.py says
+    the port has that emitter, so leaving it out elsewhere loses nothing.
+    """
+    for dec in native_decorators(path):
+        if march is None or march not in _ASM_ARCHES.get(dec, (march,)):
+            return False
+    return True
 
 
 def mpy_header(data):

@@ -142,17 +142,23 @@ def test_native_modules_compile_for_the_arch_and_are_left_out_without_an_emitter
         (src / pkg / "__init__.py").write_text("")
     (src / "portable_kernels" / "fast.py").write_text("import micropython\n\n@micropython.viper\ndef f(x: int) -> int:\n    return x + 1\n")
     (src / "portable_kernels" / "plain.py").write_text("def g(x):\n    return x + 1\n")
+    (src / "portable_kernels" / "arm.py").write_text("import micropython\n\n@micropython.asm_thumb\ndef h(r0):\n    add(r0, r0, 1)\n")
     assert uses_native_code(str(src / "portable_kernels" / "fast.py")) and not uses_native_code(str(src / "portable_kernels" / "plain.py"))
-    packages = {"mpy_et": [], "portable_kernels": ["fast", "plain"]}
-    jobs, dropped = _module_jobs(packages, str(src), str(tmp_path / "wasm"), ".mpy", native_ok=False)
-    assert dropped == ["portable_kernels.fast"] and [j[2] for j in jobs][-1] == "portable_kernels/plain.py"
-    jobs, dropped = _module_jobs(packages, str(src), str(tmp_path / "rp2040"), ".mpy", native_ok=True)
+    packages = {"mpy_et": [], "portable_kernels": ["arm", "fast", "plain"]}
+    jobs, dropped = _module_jobs(packages, str(src), str(tmp_path / "wasm"), ".mpy", None)
+    assert dropped == ["portable_kernels.arm", "portable_kernels.fast"] and [j[2] for j in jobs][-1] == "portable_kernels/plain.py"
+    # asm_thumb is Arm only: x64 and Xtensa builds leave it out (mpy-cross would say "invalid arch")
+    for march in ("x64", "xtensawin"):
+        jobs, dropped = _module_jobs(packages, str(src), str(tmp_path / march), ".mpy", march)
+        assert dropped == ["portable_kernels.arm"], (march, dropped)
+        compile_files(jobs, march)
+    jobs, dropped = _module_jobs(packages, str(src), str(tmp_path / "rp2040"), ".mpy", "armv6m")
     compile_files(jobs, "armv6m")
     arches = {
         os.path.basename(j[1]): mpy_header((tmp_path / "rp2040" / "portable_kernels" / os.path.basename(j[1])).read_bytes())[2]
         for j in jobs[2:]
     }
-    assert not dropped and arches == {"fast.mpy": "armv6m", "plain.mpy": None}, arches
+    assert not dropped and arches == {"arm.mpy": "armv6m", "fast.mpy": "armv6m", "plain.mpy": None}, arches
 
 
 def test_operator_missing_from_the_dist_fails_at_load_naming_it_and_the_rebuild(examples, programs, tmp_path):
