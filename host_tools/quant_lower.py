@@ -33,11 +33,21 @@ _PASS = {
     _aten.reshape.default,
     _aten.permute.default,
     _aten.squeeze.dim,
+    _aten.squeeze.dims,
     _aten.unsqueeze.default,
+    _aten.slice.Tensor,
+    _aten.select.int,
 }
 
 
 _POOLS_CAT = (_aten.max_pool2d.default, _aten.max_pool1d.default, _aten.cat.default, _aten.upsample_nearest2d.vec)
+
+
+def _strip_ones(shape):
+    shape = list(shape)
+    while shape and shape[0] == 1:
+        shape.pop(0)
+    return shape
 
 
 def _arg(node, i, default):
@@ -61,6 +71,7 @@ class Fuser:
         self.gm = gm
         self.graph = gm.graph
         self.count = 0
+        self.names = {}  # (hint, dtype, shape, bytes) -> buffer name
         self.fused = []
 
     def const(self, node):
@@ -72,9 +83,15 @@ class Fuser:
         return None
 
     def attr(self, tensor, hint):
-        name = "_mpy_et_quant_%s_%d" % (hint, self.count)
-        self.count += 1
-        self.gm.register_buffer(name, tensor.contiguous())
+        """A get_attr of a new constant; equal constants (a recurrent layer's
+        weights, used once per step) share one buffer, stored once."""
+        tensor = tensor.contiguous()
+        key = (hint, tensor.dtype, tuple(tensor.shape), tensor.numpy().tobytes())
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = "_mpy_et_quant_%s_%d" % (hint, self.count)
+            self.count += 1
+            self.gm.register_buffer(name, tensor)
         return self.graph.get_attr(name)
 
     @staticmethod
@@ -168,17 +185,30 @@ class Fuser:
 
     def binary(self, node):
         a, b = self.source(node.args[0]), self.source(_arg(node, 1, None))
-        out = self.out_quant(node) if node.target == _aten.add.Tensor else self._plain_out(node)
-        if a is None or b is None or out is None or len(node.kwargs):
-            return False
-        if _shape(node.args[0]) != _shape(node.args[1]):
-            return False  # broadcasting: stays float
+        add = node.target in (_aten.add.Tensor, _aten.sub.Tensor)
+        out = self.out_quant(node) if add else self._plain_out(node)
+        if a is None or b is None or out is None or len(node.kwargs) or _arg(node, 2, 1) != 1:
+            return False  # alpha: stays float
         q, so, zo, lo, hi = out
-        if node.target == _aten.add.Tensor:
+        shapes = [_shape(node.args[0]), _shape(node.args[1])]
+        if shapes[0] != shapes[1]:
+            if _strip_ones(shapes[0]) != _strip_ones(shapes[1]):
+                return False  # broadcasting: stays float
+            # the same elements, shapes differing in leading 1s (a recurrent cell's
+            # (1, 1, H) and (1, H)): both viewed as the output's shape
+            with self.graph.inserting_before(q):
+                a, b = [
+                    (self.graph.call_function(_aten.reshape.default, (src[0], _shape(node))),) + src[1:] if shape != _shape(node) else src
+                    for src, shape in ((a, shapes[0]), (b, shapes[1]))
+                ]
+        if add:  # sub: b's multiplier negated
             smax = max(a[1], b[1])
             ma, mb = round(a[1] / smax * 2**quant_ref.ADD_BITS), round(b[1] / smax * 2**quant_ref.ADD_BITS)
             m, s, lim = quant_ref.requant_params(smax / (so * 2**quant_ref.ADD_BITS))
-            self.replace(q, quant_ops.op("add"), [a[0], b[0], a[2], ma, b[2], mb, m, s, lim, zo, lo, hi], "add")
+            what = "add"
+            if node.target == _aten.sub.Tensor:
+                mb, what = -mb, "sub (add, b negated)"
+            self.replace(q, quant_ops.op("add"), [a[0], b[0], a[2], ma, b[2], mb, m, s, lim, zo, lo, hi], what)
         else:
             m, s, lim = quant_ref.requant_params(a[1] * b[1] / so)
             self.replace(q, quant_ops.op("mul"), [a[0], b[0], a[2], b[2], m, s, lim, zo, lo, hi], "mul")
@@ -196,9 +226,13 @@ class Fuser:
         t = node.target
         srcs = [self.source(a) for a in node.args[0]] if t == _aten.cat.default else [self.source(node.args[0])]
         out = self._plain_out(node)
-        if out is None or any(s is None for s in srcs) or len({(s[1], s[2]) for s in srcs}) != 1:
+        if out is None or any(s is None for s in srcs):
             return False
         q, so, zo = out[:3]
+        if t == _aten.cat.default:
+            srcs = [self.requantized(src, so, zo, q) for src in srcs]
+        if len({(s[1], s[2]) for s in srcs}) != 1:
+            return False
         sx, zx = srcs[0][1], srcs[0][2]
         if (so, zo) != (sx, zx):
             return False
@@ -235,6 +269,18 @@ class Fuser:
         else:
             self.replace(q, t, [srcs[0][0]] + list(node.args[1:]), "%s (int8)" % t._schema.name.split("::")[1])
         return True
+
+    def requantized(self, src, so, zo, before):
+        """src (int8 node, scale, zp) in the output's parameters: a table
+        lookup (PyTorch's quantize(dequantize(v)), value by value) when they differ."""
+        x, sx, zx = src
+        if (sx, zx) == (so, zo):
+            return src
+        with self.graph.inserting_before(before):
+            table = self.attr(quant_ref.lut_table(lambda r: r, sx, zx, so, zo), "lut")
+            new = self.graph.call_function(quant_ops.op("lut"), (x, table))
+        self.fused.append("lut (requantize)")
+        return new, so, zo
 
     def average(self, node):
         """avg_pool2d without padding; global means (adaptive 1x1, mean over H, W)."""
@@ -314,21 +360,46 @@ class Fuser:
         self.replace(q, quant_ops.op("softmax"), [x, t, dim, levels, zo], "softmax")
         return True
 
+    @staticmethod
+    def _filled(node):
+        """The constant tensor of a full(size, value) node (float), else None."""
+        if not (isinstance(node, torch.fx.Node) and node.op == "call_function" and node.target == _aten.full.default):
+            return None
+        if not isinstance(node.args[1], (int, float)):
+            return None
+        return torch.full(list(node.args[0]), float(node.args[1]), dtype=torch.float32)
+
     def boundaries(self):
-        """PyTorch's remaining quantize/dequantize -> our integer-only ones."""
+        """PyTorch's remaining quantize/dequantize -> our integer-only ones
+        (quantize first: a dequantize -> quantize pair becomes int8 -> int8)."""
         for node in list(self.graph.nodes):
             if node.op != "call_function" or not node.users:
                 continue
             if node.target == Q:
                 scale, zp, qmin, qmax = float(node.args[1]), int(node.args[2]), int(node.args[3]), int(node.args[4])
+                filled = self._filled(node.args[0])
+                if filled is not None:  # quantize(full(...)): an int8 constant (a recurrent layer's zero state)
+                    with self.graph.inserting_before(node):
+                        c = self.attr(Q(filled, scale, zp, qmin, qmax, node.args[5]), "filled")
+                    node.replace_all_uses_with(c)
+                    continue
                 src = self.source(node.args[0])
                 if src is not None and (src[1], src[2]) == (scale, zp):
                     node.replace_all_uses_with(src[0])  # dequantize -> quantize with the same parameters
                     continue
+                if src is not None and (qmin, qmax, node.args[5]) == (-128, 127, torch.int8):
+                    # dequantize -> quantize with other parameters (an edge observed on its own,
+                    # e.g. after a fixed-scale sigmoid): requantized by a table, never in float
+                    node.replace_all_uses_with(self.requantized(src, scale, zp, node)[0])
+                    continue
                 with self.graph.inserting_before(node):
                     th = self.attr(quant_ref.quantize_thresholds(scale, zp, qmin, qmax), "thresholds")
                 self.replace(node, quant_ops.op("quantize_per_tensor"), [node.args[0], th, scale, zp, qmin, qmax], "quantize_per_tensor")
-            elif node.target == DQ:
+        self.graph.eliminate_dead_code()
+        for node in list(self.graph.nodes):
+            if node.op != "call_function" or not node.users:
+                continue
+            if node.target == DQ:
                 scale, zp = float(node.args[1]), int(node.args[2])
                 with self.graph.inserting_before(node):
                     table = self.attr(quant_ref.dequantize_table(scale, zp), "table")
@@ -341,7 +412,7 @@ class Fuser:
             t = node.target
             if t in (_aten.conv2d.default, _aten.conv1d.default, _aten.linear.default):
                 self.weighted(node)
-            elif t in (_aten.add.Tensor, _aten.mul.Tensor):
+            elif t in (_aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor):
                 self.binary(node)
             elif t in _PASS or t in _RELU or t in _RELU6 or t in _HARDTANH or t in _POOLS_CAT:
                 self.same_scale(node)

@@ -27,7 +27,10 @@ SAME_SCALE = {
     _aten.reshape.default,
     _aten.permute.default,
     _aten.squeeze.dim,
+    _aten.squeeze.dims,
     _aten.unsqueeze.default,
+    _aten.slice.Tensor,
+    _aten.select.int,
     _aten.relu.default,
     _aten.relu_.default,
 }
@@ -61,6 +64,28 @@ LUT = {
 }
 # Clamps folded into the producer's output (relu, relu6).
 CLAMPS = {_aten.relu.default, _aten.relu_.default, _aten.relu6.default, _aten.hardtanh.default, _aten.hardtanh_.default}
+
+
+# Recurrent layers are one op (aten.gru.input, ...) in the exported graph: unrolled
+# into their cells' linear / sigmoid / tanh / mul / add / sub and slices before
+# prepare, so every step is annotated and the whole layer runs in int8.
+_RECURRENT = {_aten.gru.input, _aten.lstm.input, _aten.rnn_tanh.input, _aten.rnn_relu.input}
+
+
+def _recurrent_decompositions():
+    from torch._decomp import get_decompositions
+
+    table = get_decompositions(list(_RECURRENT) + [_aten.split.Tensor, _aten.unbind.int, _aten.transpose.int, _aten.zeros.default])
+    table[_aten.split_with_sizes.default] = _split_as_slices  # the gates: slices, each annotated
+    return table
+
+
+def _split_as_slices(x, split_sizes, dim=0):
+    out, start = [], 0
+    for size in split_sizes:
+        out.append(_aten.slice.Tensor(x, dim, start, start + size))
+        start += size
+    return out
 
 
 def _specs():
@@ -138,12 +163,12 @@ def make_quantizer():
                         node.meta["quantization_annotation"] = QuantizationAnnotation(
                             input_qspec_map=qmap, output_qspec=act, _annotated=True
                         )
-                elif t in (_aten.add.Tensor, _aten.mul.Tensor):
+                elif t in (_aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor):
                     if not all(_float_tensor(a) for a in node.args[:2]):
                         continue
                     qmap = {a: act for a in node.args[:2]}
                     users = list(node.users)
-                    if t is _aten.add.Tensor and len(users) == 1 and _is_clamp(users[0]):
+                    if t is not _aten.mul.Tensor and len(users) == 1 and _is_clamp(users[0]):
                         users[0].meta["quantization_annotation"] = QuantizationAnnotation(output_qspec=act, _annotated=True)
                         node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=qmap, _annotated=True)
                     else:
@@ -207,7 +232,10 @@ def quantize_pt2e_int8(model, example_inputs, calibration):
 
     if isinstance(model, torch.nn.Module):
         model = model.eval()
-    gm = torch.export.export(model, tuple(example_inputs)).module()
+    ep = torch.export.export(model, tuple(example_inputs))
+    if any(n.op == "call_function" and n.target in _RECURRENT for n in ep.graph.nodes):
+        ep = ep.run_decompositions(_recurrent_decompositions())
+    gm = ep.module()
     prepared = prepare_pt2e(gm, make_quantizer())
     with torch.no_grad():
         for batch in calibration or [example_inputs]:

@@ -1,7 +1,7 @@
 """mpy_et_quant::add.out: int8 + int8 (same shapes), requantized:
     out = clamp(zo + requant((a - za) * ma + (b - zb) * mb), out_min, out_max)
-with ma, mb <= 2**14 (each input's scale over the larger one). Does not
-allocate in the step."""
+with |ma|, |mb| <= 2**14 (each input's scale over the larger one; sub is an
+add with mb negated). Does not allocate in the step."""
 
 from mpy_et import noalloc
 from portable_kernels import checks, q_requant
@@ -15,8 +15,8 @@ def add_out(a, b, a_zp, a_mult, b_zp, b_mult, multiplier, shift, limit, out_zp, 
     checks.same_shape(a, b, what)
     checks.same_shape(a, out, what)
     for v, name in ((a_mult, "a_multiplier"), (b_mult, "b_multiplier")):
-        if not isinstance(v, int) or not 0 <= v <= 1 << 14:
-            checks.fail("%s: %s must be an int in 0..2**14, got %r" % (what, name, v))
+        if not isinstance(v, int) or not -(1 << 14) <= v <= 1 << 14:
+            checks.fail("%s: %s must be an int in -2**14..2**14, got %r" % (what, name, v))
     scalar_params(multiplier, shift, limit, what)
     zs = [zero_point(v, "%s %s" % (what, n)) for v, n in ((a_zp, "a_zero_point"), (b_zp, "b_zero_point"), (out_zp, "out_zero_point"))]
     lo, hi = zero_point(out_min, what + " out_min"), zero_point(out_max, what + " out_max")

@@ -17,7 +17,11 @@ from mpy_et import noalloc
 
 
 def prepare_add(a, b, out, za, ma, zb, mb, m, s, lim, zo, lo, hi):
-    p = array("i", [out.numel, 128 + za, ma, 128 + zb, mb, m, s, lim, 128 + zo, 128 + lo, 128 + hi, a.offset, b.offset, out.offset])
+    # multipliers may be negative (sub): stored + 2**15
+    p = array(
+        "i",
+        [out.numel, 128 + za, ma + 32768, 128 + zb, mb + 32768, m, s, lim, 128 + zo, 128 + lo, 128 + hi, a.offset, b.offset, out.offset],
+    )
     return _add_step, (a.buf, b.buf, out.buf, p)
 
 
@@ -29,9 +33,9 @@ def _add_step(ctx):
 def _add(a: ptr8, b: ptr8, o: ptr8, p: ptr32):  # noqa: F821 (viper types)
     n = int(p[0])
     ca = int(p[1])
-    ma = int(p[2])
+    ma = int(p[2]) - 32768
     cb = int(p[3])
-    mb = int(p[4])
+    mb = int(p[4]) - 32768
     mult = int(p[5])
     s = int(p[6])
     lim = int(p[7])

@@ -107,6 +107,9 @@ def elementwise_cases():
     cases = [
         _c("q add", "add", [a, b, 3, 16384, -7, 9000, m, s, lim, 4, -128, 127, Out((2, 3, 5), I8)]),
         _c("q add relu", "add", [a, b, -128, 12000, 0, 16384, m, s, lim, -10, -10, 127, Out((2, 3, 5), I8)]),
+        # sub: an add with b's multiplier negated (recurrent cells' h - n)
+        _c("q sub", "add", [a, b, 3, 16384, -7, -9000, m, s, lim, 4, -128, 127, Out((2, 3, 5), I8)]),
+        _c("q sub both negative", "add", [a, b, 0, -16384, 100, -16384, m, s, lim, 0, -100, 100, Out((2, 3, 5), I8)]),
         _c("q mul", "mul", [a, b, 5, -2, m2, s2, lim2, 1, -128, 127, Out((2, 3, 5), I8)]),
         _c("q clamp", "clamp", [a, -5, 40, Out((2, 3, 5), I8)]),
         Case(
@@ -114,6 +117,12 @@ def elementwise_cases():
             "mpy_et_quant::add.out",
             [a, b[:1], 0, 1, 0, 1, m, s, lim, 0, -128, 127, Out((2, 3, 5), I8)],
             error=(INVALID_ARGUMENT, "shapes differ"),
+        ),
+        Case(
+            "q add error multiplier",
+            "mpy_et_quant::add.out",
+            [a, b, 0, 1, 0, -16385, m, s, lim, 0, -128, 127, Out((2, 3, 5), I8)],
+            error=(INVALID_ARGUMENT, "-2**14..2**14"),
         ),
         Case(
             "q mul error shift",
