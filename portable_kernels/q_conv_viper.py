@@ -14,7 +14,8 @@ _gather writes the patch of every pixel of the row (kp bytes each, kp =
 patch length rounded up to 4, the tail left 0) and its byte sum; a dot
 kernel computes every (pixel, output channel) dot of the group into an
 int32 row (q_dot_thumb.dots in Arm Thumb assembly where the port has it,
-_dots here elsewhere); _requant_row writes the int8 outputs. Depthwise
+with weights in rows; _dots here elsewhere, with weights interleaved 8
+channels at a time); _requant_row writes the int8 outputs. Depthwise
 convolution (one input and one output channel per group) has its own
 step in q_conv_dw_viper.py. No step allocates.
 """
@@ -73,10 +74,13 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
     kn = weight.numel // oc_n
     kp = (kn + 3) & ~3
     wd = weight.data
-    wb = bytearray(oc_n * kp)  # rows of kp bytes, tail 0
-    for oc in range(oc_n):
-        for i in range(kn):
-            wb[oc * kp + i] = wd[oc * kn + i] + 128
+    wb = bytearray(oc_n * kp)  # rows of kp bytes, tail 0 (Thumb); viper: _interleave's layout
+    if HAS_THUMB:
+        for oc in range(oc_n):
+            for i in range(kn):
+                wb[oc * kp + i] = wd[oc * kn + i] + 128
+    else:
+        _interleave(wd, wb, oc_n // opg, opg, kn, kp)
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp])
     # dot control: pixels, kp, channels, weight offset, then the kernel's scratch
     ctl = array("i", [ow, kp, opg, 0, 0, 0, 0, 0])
@@ -117,7 +121,10 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
                 rc[5] = 64 + gi * opg * 32
             for oy in range(oh):
                 _gather(xobj, gobj, colobj, sxobj, b * groups + gi, oy)
-                dots(colobj, wtobj, accobj, ctlobj)
+                if thumb_rq:
+                    dots(colobj, wtobj, accobj, ctlobj)
+                else:
+                    dots(colobj, wtobj, 0, accobj, ctlobj)
                 if thumb_rq:
                     rc = ptr32(rqobj)  # noqa: F821
                     rc[3] = g[1] + ((b * groups + gi) * opg * oh + oy) * ow
@@ -238,56 +245,114 @@ def _requant_row(o: ptr8, p: ptr32, g: ptr32, accobj, sxobj, b: int, gi: int, oy
             oi += 1
 
 
+def _interleave(wd, wb, groups, opg, kn, kp):
+    """Unsigned weights for _dots: per group, blocks of 8 channels, then one
+    of 4, then single channels; a block of b channels stores, for every 4
+    patch positions, b runs of 4 bytes (one per channel), so the kernel walks
+    it with constant offsets. Patch positions >= kn stay 0."""
+    pos = 0
+    for gi in range(groups):
+        oc = gi * opg
+        end = oc + opg
+        while oc < end:
+            b = 8 if oc + 8 <= end else (4 if oc + 4 <= end else 1)
+            for k in range(0, kp, 4):
+                for q in range(b):
+                    row = (oc + q) * kn
+                    for i in range(k, k + 4):
+                        if i < kn:
+                            wb[pos] = wd[row + i] + 128
+                        pos += 1
+            oc += b
+
+
 @micropython.viper
-def _dots(col: ptr8, wt: ptr8, acs: ptr32, ctl: ptr32):  # noqa: F821
-    """acs[px * channels + j] = sum(col[px * kp + i] * wt[woff + j * kp + i]),
-    two channels per pass over a patch (each patch byte loaded once for both)."""
+def _dots(c: ptr8, w: ptr8, k: int, acsobj, ctlobj):  # noqa: F821
+    """acs[px * channels + j] = dot(patch px, channel j) over the weights of
+    _interleave: 8 (then 4, then 1) channels per pass over a patch, each patch
+    byte loaded once for all of them. The three hot values (patch pointer,
+    weight pointer, index) are the first three locals: the ones x64 viper
+    keeps in registers; both pointers are rebased rather than indexed."""
+    acs = ptr32(acsobj)  # noqa: F821
+    ctl = ptr32(ctlobj)  # noqa: F821
     npx = ctl[0]
     kp = ctl[1]
     opg = ctl[2]
-    woff = ctl[3]
+    cbase = int(c)
+    wbase = int(w) + ctl[3]
     j = 0
     for px in range(npx):
-        cb = px * kp
-        ce = cb + kp
-        wr = woff
+        c = ptr8(cbase + px * kp)  # noqa: F821
+        w = ptr8(wbase)  # noqa: F821
         oc = 0
-        while oc + 1 < opg:
+        while oc + 7 < opg:
             d0 = 0
             d1 = 0
-            i = cb
-            w0 = wr
-            w1 = wr + kp
-            while i < ce:
-                c0 = int(col[i])
-                c1 = int(col[i + 1])
-                c2 = int(col[i + 2])
-                c3 = int(col[i + 3])
-                d0 += c0 * int(wt[w0]) + c1 * int(wt[w0 + 1]) + c2 * int(wt[w0 + 2]) + c3 * int(wt[w0 + 3])
-                d1 += c0 * int(wt[w1]) + c1 * int(wt[w1 + 1]) + c2 * int(wt[w1 + 2]) + c3 * int(wt[w1 + 3])
-                i += 4
-                w0 += 4
-                w1 += 4
+            d2 = 0
+            d3 = 0
+            d4 = 0
+            d5 = 0
+            d6 = 0
+            d7 = 0
+            k = 0
+            while k < kp:
+                c0 = int(c[k])
+                c1 = int(c[k + 1])
+                c2 = int(c[k + 2])
+                c3 = int(c[k + 3])
+                d0 += c0 * int(w[0]) + c1 * int(w[1]) + c2 * int(w[2]) + c3 * int(w[3])
+                d1 += c0 * int(w[4]) + c1 * int(w[5]) + c2 * int(w[6]) + c3 * int(w[7])
+                d2 += c0 * int(w[8]) + c1 * int(w[9]) + c2 * int(w[10]) + c3 * int(w[11])
+                d3 += c0 * int(w[12]) + c1 * int(w[13]) + c2 * int(w[14]) + c3 * int(w[15])
+                d4 += c0 * int(w[16]) + c1 * int(w[17]) + c2 * int(w[18]) + c3 * int(w[19])
+                d5 += c0 * int(w[20]) + c1 * int(w[21]) + c2 * int(w[22]) + c3 * int(w[23])
+                d6 += c0 * int(w[24]) + c1 * int(w[25]) + c2 * int(w[26]) + c3 * int(w[27])
+                d7 += c0 * int(w[28]) + c1 * int(w[29]) + c2 * int(w[30]) + c3 * int(w[31])
+                w = ptr8(int(w) + 32)  # noqa: F821
+                k += 4
             acs[j] = d0
             acs[j + 1] = d1
-            j += 2
-            wr += 2 * kp
-            oc += 2
-        if oc < opg:
+            acs[j + 2] = d2
+            acs[j + 3] = d3
+            acs[j + 4] = d4
+            acs[j + 5] = d5
+            acs[j + 6] = d6
+            acs[j + 7] = d7
+            j += 8
+            oc += 8
+        if oc + 3 < opg:
             d0 = 0
-            i = cb
-            w0 = wr
-            while i < ce:
-                d0 += (
-                    int(col[i]) * int(wt[w0])
-                    + int(col[i + 1]) * int(wt[w0 + 1])
-                    + int(col[i + 2]) * int(wt[w0 + 2])
-                    + int(col[i + 3]) * int(wt[w0 + 3])
-                )
-                i += 4
-                w0 += 4
+            d1 = 0
+            d2 = 0
+            d3 = 0
+            k = 0
+            while k < kp:
+                c0 = int(c[k])
+                c1 = int(c[k + 1])
+                c2 = int(c[k + 2])
+                c3 = int(c[k + 3])
+                d0 += c0 * int(w[0]) + c1 * int(w[1]) + c2 * int(w[2]) + c3 * int(w[3])
+                d1 += c0 * int(w[4]) + c1 * int(w[5]) + c2 * int(w[6]) + c3 * int(w[7])
+                d2 += c0 * int(w[8]) + c1 * int(w[9]) + c2 * int(w[10]) + c3 * int(w[11])
+                d3 += c0 * int(w[12]) + c1 * int(w[13]) + c2 * int(w[14]) + c3 * int(w[15])
+                w = ptr8(int(w) + 16)  # noqa: F821
+                k += 4
+            acs[j] = d0
+            acs[j + 1] = d1
+            acs[j + 2] = d2
+            acs[j + 3] = d3
+            j += 4
+            oc += 4
+        while oc < opg:
+            d0 = 0
+            k = 0
+            while k < kp:
+                d0 += int(c[k]) * int(w[0]) + int(c[k + 1]) * int(w[1]) + int(c[k + 2]) * int(w[2]) + int(c[k + 3]) * int(w[3])
+                w = ptr8(int(w) + 4)  # noqa: F821
+                k += 4
             acs[j] = d0
             j += 1
+            oc += 1
 
 
 noalloc.mark(_step)
