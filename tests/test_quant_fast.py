@@ -34,11 +34,11 @@ def test_fast_paths_match_the_reference_and_cpython(target):
         assert same == "same", (target, name, step)
         assert total == ref[name][1], (target, name, step, total, ref[name][1])
         assert ref[name][0].endswith("_conv_ref"), (name, ref[name][0])
-    # the fast steps were taken: depthwise reads in place, the rest go by rows
+    # the fast steps were taken: 3x3 depthwise by padded planes, the rest go by rows
     # through the asm_thumb dot kernel on Arm, the viper one elsewhere
     dots = "thumb" if target.startswith("cortex") else "viper"
     for name, (step, _, _) in got.items():
         want = "q_conv_viper._step+" + dots
         if name.startswith("depthwise"):  # 3x3: padded planes and asm_thumb windows on Arm
-            want = "q_conv_dw_viper._step" + ("_thumb" if dots == "thumb" else "")
+            want = "q_conv_dw_viper._step_" + ("thumb" if dots == "thumb" else "3x3")
         assert step == want, (target, name, step, want)

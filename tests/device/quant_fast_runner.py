@@ -90,7 +90,7 @@ def step_name(step, ctx):
     """module.function of a step (MicroPython functions have no __module__)."""
     for mod in ("q_conv_dw_viper", "q_conv_viper", "q_conv2d"):
         m = sys.modules.get("portable_kernels." + mod)
-        for fn in ("_step", "_step_thumb", "_conv_ref"):
+        for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref"):
             if m is not None and getattr(m, fn, None) is step:
                 if mod == "q_conv_viper":  # the dot kernel it calls: asm_thumb or viper
                     return "%s.%s+%s" % (
