@@ -3,11 +3,12 @@
 Any elementwise function of one int8 tensor (sigmoid, tanh, gelu, hardswish,
 silu, elu, ...): the host evaluates PyTorch's dequantize -> op -> quantize on
 all 256 input values (host_tools/quant_ref.lut_table), so the device result
-is that of the PT2E reference graph. The step does not allocate.
+is that of the PT2E reference graph. The step does not allocate (viper:
+q_mul_lut_viper.py).
 """
 
 from mpy_et import noalloc
-from portable_kernels import checks
+from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import check_int8
 
 
@@ -21,6 +22,10 @@ def lut_out(x, table, out):
         checks.fail("%s: table must be int8[256] (outputs of -128..127), got %s" % (what, checks.shape_str(table)))
     if out.numel == 0:
         return None
+    if q_requant.use_viper:
+        from portable_kernels import q_mul_lut_viper
+
+        return q_mul_lut_viper.prepare_lut(x, table, out)
     return _lut, (x.data, table.data, out.data, out.numel)
 
 

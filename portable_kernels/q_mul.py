@@ -1,9 +1,9 @@
 """mpy_et_quant::mul.out: int8 * int8 (same shapes), requantized:
     out = clamp(zo + requant((a - za) * (b - zb)), out_min, out_max).
-Does not allocate in the step."""
+Does not allocate in the step (viper: q_mul_lut_viper.py)."""
 
 from mpy_et import noalloc
-from portable_kernels import checks
+from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import check_int8, requant, scalar_params, zero_point
 
 
@@ -20,6 +20,10 @@ def mul_out(a, b, a_zp, b_zp, multiplier, shift, limit, out_zp, out_min, out_max
     lo, hi = zero_point(out_min, what + " out_min"), zero_point(out_max, what + " out_max")
     if out.numel == 0:
         return None
+    if q_requant.use_viper:
+        from portable_kernels import q_mul_lut_viper
+
+        return q_mul_lut_viper.prepare_mul(a, b, out, za, zb, multiplier, shift, limit, zo, lo, hi)
     return _mul, (a.data, b.data, out.data, out.numel, za, zb, multiplier, shift, limit, zo, lo, hi)
 
 
