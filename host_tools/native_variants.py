@@ -22,9 +22,9 @@ _KERNELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 # module written -> (docstring, import lines, [(plain module, [function, ...]), ...])
 VARIANTS = {
     "loops_native.py": (
-        "loops.accumulate and loops.release",
+        "loops.accumulate, loops.accumulate_rows and loops.release",
         [],
-        [("loops.py", ["release", "accumulate"])],
+        [("loops.py", ["release", "accumulate", "accumulate_rows"])],
     ),
     "conv_native.py": (
         "the convolution steps (op_convolution, conv_rows, conv_pointwise)",

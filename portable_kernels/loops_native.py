@@ -2,7 +2,7 @@
 `python -m host_tools.native_variants` after changing the plain code.
 
 @micropython.native copies of
-loops.accumulate and loops.release.
+loops.accumulate, loops.accumulate_rows and loops.release.
 Imported only where portable_kernels.emitters.HAS_NATIVE (a SyntaxError elsewhere).
 """
 
@@ -54,3 +54,52 @@ def accumulate(a, ai, b, bi, k, n, acc):
             acc[j] += a0 * b[q]
             j += 1
         bi += n
+
+
+# from loops.py
+@micropython.native
+def accumulate_rows(a, ai, rows, b, bi, k, n, acc, bs):
+    """acc[r * n + j] += sum over kk < k of a[ai + r * k + kk] * b[bi + kk * n + j],
+    for r < rows and j < n.
+
+    accumulate for `rows` rows of a at once: each pass copies four rows of b
+    into the list bs (4 * n slots), so an element of b is boxed once for all
+    the rows instead of once per row. Same terms in the same order as
+    accumulate (four per expression, then the k % 4 left over one at a
+    time): the sums are bit-identical. Allocation: boxed floats only.
+    """
+    n2 = 2 * n
+    n3 = 3 * n
+    n4 = 4 * n
+    k4 = k - k % 4
+    for kk in range(0, k4, 4):
+        q = bi
+        for j in range(n4):
+            bs[j] = b[q]
+            q += 1
+        bi += n4
+        ar = ai + kk
+        p = 0
+        for _ in range(rows):
+            a0 = a[ar]
+            a1 = a[ar + 1]
+            a2 = a[ar + 2]
+            a3 = a[ar + 3]
+            for j in range(n):
+                acc[p] += a0 * bs[j] + a1 * bs[j + n] + a2 * bs[j + n2] + a3 * bs[j + n3]
+                p += 1
+            ar += k
+    for kk in range(k4, k):
+        q = bi
+        for j in range(n):
+            bs[j] = b[q]
+            q += 1
+        bi += n
+        ar = ai + kk
+        p = 0
+        for _ in range(rows):
+            a0 = a[ar]
+            for j in range(n):
+                acc[p] += a0 * bs[j]
+                p += 1
+            ar += k

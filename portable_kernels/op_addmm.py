@@ -4,9 +4,9 @@
 beta == 0 ignores self entirely (NaN included), as torch does.
 """
 
-from portable_kernels import checks, loops
-from portable_kernels.loops import accumulate, release
-from portable_kernels.op_mm import _FLOATS, check_mm
+from portable_kernels import checks, loops, scratch
+from portable_kernels.loops import accumulate, accumulate_rows, release
+from portable_kernels.op_mm import _FLOATS, check_mm, row_block
 
 
 def addmm_out(bias, a, b, beta, alpha, out):
@@ -23,7 +23,11 @@ def addmm_out(bias, a, b, beta, alpha, out):
         bias_data, sm, sn, beta = None, 0, 0, 0.0
     else:
         bias_data = bias.data
-    return _addmm, (bias_data, sm, sn, beta, alpha, a.data, b.data, out.data, m, k, n, [0.0] * n)
+    head = (bias_data, sm, sn, beta, alpha, a.data, b.data, out.data, m, k, n)
+    rows = row_block(m, n)
+    if rows:
+        return _addmm_rows, head + (scratch.floats(rows * n, "mm acc"), scratch.floats(4 * n, "mm b rows"), rows)
+    return _addmm, head + (scratch.floats(n, "mm acc"),)
 
 
 def _addmm(ctx):
@@ -52,3 +56,41 @@ def _addmm(ctx):
                 oi += 1
         bi += sm
     release(acc)
+
+
+def _addmm_rows(ctx):
+    """_addmm over blocks of `block` rows (loops.accumulate_rows)."""
+    bias, sm, sn, beta, alpha, a, b, o, m, k, n, acc, bs, block = ctx
+    oi = 0
+    bi = 0
+    i = 0
+    while i < m:
+        rows = m - i if m - i < block else block
+        for j in range(rows * n):
+            acc[j] = 0.0
+        accumulate_rows(a, i * k, rows, b, 0, k, n, acc, bs)
+        p = 0
+        for _ in range(rows):
+            if bias is None:
+                for _ in range(n):
+                    o[oi] = alpha * acc[p]
+                    p += 1
+                    oi += 1
+            elif beta == 1 and alpha == 1:
+                q = bi
+                for _ in range(n):
+                    o[oi] = bias[q] + acc[p]
+                    q += sn
+                    p += 1
+                    oi += 1
+            else:
+                q = bi
+                for _ in range(n):
+                    o[oi] = beta * bias[q] + alpha * acc[p]
+                    q += sn
+                    p += 1
+                    oi += 1
+            bi += sm
+        i += rows
+    release(acc)
+    release(bs)

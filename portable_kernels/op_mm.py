@@ -1,19 +1,45 @@
-"""aten::mm.out, and the checks and step shared with bmm. Float only.
+"""aten::mm.out, and the checks and steps shared with bmm and addmm. Float only.
 
-Each output row is summed into a list of Python floats by
-loops.accumulate. Allocation in the step: boxed floats only.
+A single row is summed into a list of Python floats by loops.accumulate;
+more rows go in blocks of up to _BLOCK_ELEMENTS sums through
+loops.accumulate_rows, which boxes each element of the right operand once
+per block rather than once per row (the same sums, bit for bit). The lists
+are shared scratch (portable_kernels/scratch.py). Allocation in the step:
+boxed floats only.
 """
 
 from mpy_et import dtypes
-from portable_kernels import checks
-from portable_kernels.loops import accumulate, release
+from mpy_et.port import const
+from portable_kernels import checks, scratch
+from portable_kernels.loops import accumulate, accumulate_rows, release
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
+_BLOCK_ELEMENTS = const(1024)
 
 
 def mm_out(a, b, out):
     m, k, n = check_mm(a, b, out, "mm")
-    return _mm, (a.data, b.data, out.data, 1, m, k, n, [0.0] * n)
+    return mm_step(a, b, out, 1, m, k, n)
+
+
+def row_block(m, n):
+    """Rows per accumulate_rows block for an (m, n) result: blocks of about
+    _BLOCK_ELEMENTS sums, of equal size; 0 where one row at a time is best
+    (a single row, or nothing to sum into)."""
+    if m < 2 or n == 0:
+        return 0
+    most = max(1, _BLOCK_ELEMENTS // n)
+    blocks = (m + most - 1) // most
+    return (m + blocks - 1) // blocks
+
+
+def mm_step(a, b, out, batches, m, k, n):
+    """(step, ctx) for `batches` products of (m, k) @ (k, n) (mm and bmm)."""
+    rows = row_block(m, n)
+    if rows:
+        acc = scratch.floats(rows * n, "mm acc")
+        return _mm_rows, (a.data, b.data, out.data, batches, m, k, n, acc, scratch.floats(4 * n, "mm b rows"), rows)
+    return _mm, (a.data, b.data, out.data, batches, m, k, n, scratch.floats(n, "mm acc"))
 
 
 def check_mm(a, b, out, what, batched=False):
@@ -47,3 +73,27 @@ def _mm(ctx):
                 oi += 1
         bi += k * n
     release(acc)
+
+
+def _mm_rows(ctx):
+    """_mm over blocks of `block` rows (loops.accumulate_rows)."""
+    a, b, o, batches, m, k, n, acc, bs, block = ctx
+    ai = 0
+    bi = 0
+    oi = 0
+    for _ in range(batches):
+        i = 0
+        while i < m:
+            rows = m - i if m - i < block else block
+            cells = rows * n
+            for j in range(cells):
+                acc[j] = 0.0
+            accumulate_rows(a, ai, rows, b, bi, k, n, acc, bs)
+            ai += rows * k
+            for j in range(cells):
+                o[oi] = acc[j]
+                oi += 1
+            i += rows
+        bi += k * n
+    release(acc)
+    release(bs)

@@ -231,6 +231,10 @@ def matmul_cases():
         Case("mm large values", "aten::mm.out", [rnd(3, 9, scale=1e3), rnd(9, 4, scale=1e3), Out((3, 4))], rtol=1e-5, atol=1e-1),
         Case("bmm", "aten::bmm.out", [rnd(2, 3, 5), rnd(2, 5, 4), Out((2, 3, 4))]),
         Case("bmm batch 1 k 9", "aten::bmm.out", [rnd(1, 2, 9), rnd(1, 9, 3), Out((1, 2, 3))]),
+        # rows summed in blocks of 1024 // n: two blocks of 2 rows (op_mm.row_block)
+        Case("mm 2 row blocks", "aten::mm.out", [rnd(3, 5, seed=34), rnd(5, 400, seed=35), Out((3, 400))]),
+        Case("addmm 2 row blocks", "aten::addmm.out", [rnd(3, 1), rnd(3, 5, seed=34), rnd(5, 400, seed=35), 0.5, 2.0, Out((3, 400))]),
+        Case("bmm 2 row blocks", "aten::bmm.out", [rnd(2, 3, 6), rnd(2, 6, 350), Out((2, 3, 350))]),
     ]
     return cases
 
