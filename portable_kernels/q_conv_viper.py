@@ -171,35 +171,74 @@ def _gather(x: ptr8, g: ptr32, colobj, sxobj, plane: int, oy: int):  # noqa: F82
                 i += hw
             sxs[ox] = sx
         return
+    # patch position k = (c, ky, kx) for every pixel at once: a strided copy
+    # of the input row between two runs of padding (the tail k >= kn is 0)
+    k = 0
+    for c in range(cpg):
+        cb = xb + c * hw
+        for ky in range(kh):
+            iy = iy0 + ky * dh
+            for kx in range(kw):
+                t = pw - kx * dw  # ix = ox * sw - t
+                lo = ow
+                hi = ow
+                if iy >= 0 and iy < h:
+                    lo = 0
+                    if t > 0:
+                        lo = (t + sw - 1) // sw
+                    hi = 0
+                    if w - 1 + t >= 0:
+                        hi = (w - 1 + t) // sw + 1
+                    if hi > ow:
+                        hi = ow
+                    if lo > hi:
+                        lo = hi
+                d = k
+                e = lo * kp + k
+                while d < e:
+                    col[d] = pad
+                    d += kp
+                e = hi * kp + k
+                i = cb + iy * w + lo * sw - t
+                while d < e:
+                    col[d] = x[i] ^ 0x80
+                    d += kp
+                    i += sw
+                e = ow * kp + k
+                while d < e:
+                    col[d] = pad
+                    d += kp
+                k += 1
+    while k < kp:
+        d = k
+        e = ow * kp + k
+        while d < e:
+            col[d] = 0
+            d += kp
+        k += 1
+    _patch_sums(colobj, sxobj, ow, kp)
+
+
+@micropython.viper
+def _patch_sums(cw: ptr32, sxs: ptr32, ow: int, kp: int):  # noqa: F821
+    """sxs[ox] = byte sum of patch ox (kp bytes, kp % 4 == 0), four bytes per
+    word load: two 16-bit lanes of byte pairs, flushed every 128 words (a lane
+    then holds at most 128 * 510 < 2**16; 32-bit safe)."""
+    q = 0
+    n4 = kp >> 2
     for ox in range(ow):
-        ix0 = ox * sw - pw
-        k = ox * kp
         sx = 0
-        if rows_in and ix0 >= 0 and ix0 + (kw - 1) * dw < w:
-            for c in range(cpg):
-                rb = xb + c * hw + iy0 * w + ix0
-                for _ky in range(kh):
-                    i = rb
-                    for _kx in range(kw):
-                        v = int(x[i]) ^ 0x80
-                        col[k] = v
-                        sx += v
-                        k += 1
-                        i += dw
-                    rb += dh * w
-        else:
-            for c in range(cpg):
-                cb = xb + c * hw
-                for ky in range(kh):
-                    iy = iy0 + ky * dh
-                    for kx in range(kw):
-                        ix = ix0 + kx * dw
-                        v = pad
-                        if iy >= 0 and iy < h and ix >= 0 and ix < w:
-                            v = int(x[cb + iy * w + ix]) ^ 0x80
-                        col[k] = v
-                        sx += v
-                        k += 1
+        e = q + n4
+        while q < e:
+            f = q + 128
+            if f > e:
+                f = e
+            acc = 0
+            while q < f:
+                v = int(cw[q])
+                acc += (v & 0xFF00FF) + ((v >> 8) & 0xFF00FF)
+                q += 1
+            sx += (acc & 0xFFFF) + ((acc >> 16) & 0xFFFF)
         sxs[ox] = sx
 
 
