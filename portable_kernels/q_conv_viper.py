@@ -130,7 +130,7 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
                     rc[3] = g[1] + ((b * groups + gi) * opg * oh + oy) * ow
                     rq(accobj, sxobj, oobj, rqobj)
                 else:
-                    _requant_row(oobj, pobj, gobj, accobj, sxobj, b, gi, oy)
+                    _requant_row(0, 0, 0, pobj, gobj, accobj, sxobj, oobj, b, gi, oy)
 
 
 @micropython.viper
@@ -243,9 +243,11 @@ def _patch_sums(cw: ptr32, sxs: ptr32, ow: int, kp: int):  # noqa: F821
 
 
 @micropython.viper
-def _requant_row(o: ptr8, p: ptr32, g: ptr32, accobj, sxobj, b: int, gi: int, oy: int):  # noqa: F821
-    acs = ptr32(accobj)  # noqa: F821
-    sxs = ptr32(sxobj)  # noqa: F821
+def _requant_row(o: ptr8, a: ptr32, sx: ptr32, pobj, gobj, accobj, sxobj, oobj, b: int, gi: int, oy: int):  # noqa: F821
+    # o, a, sx (output, dot and patch-sum pointers, rebased per channel and
+    # walked per pixel) are the first locals: the ones x64 viper keeps in registers
+    p = ptr32(pobj)  # noqa: F821
+    g = ptr32(gobj)  # noqa: F821
     groups = g[3]
     opg = g[4]
     oh = g[16]
@@ -254,7 +256,10 @@ def _requant_row(o: ptr8, p: ptr32, g: ptr32, accobj, sxobj, b: int, gi: int, oy
     lo = g[20] - 128
     hi = g[21] - 128
     plane = oh * ow
-    obase = g[1] + ((b * groups + gi) * opg * oh + oy) * ow
+    ob = int(ptr8(oobj)) + g[1] + ((b * groups + gi) * opg * oh + oy) * ow  # noqa: F821
+    ab = int(ptr32(accobj))  # noqa: F821
+    sb = int(ptr32(sxobj))  # noqa: F821
+    astep = 4 * opg
     pi = gi * opg * 4
     for k in range(opg):  # channel outer: its constants stay in locals
         base = int(p[pi]) - 0x20000000
@@ -262,26 +267,31 @@ def _requant_row(o: ptr8, p: ptr32, g: ptr32, accobj, sxobj, b: int, gi: int, oy
         s = int(p[pi + 2])
         lim = int(p[pi + 3])
         pi += 4
-        j = k
-        oi = obase + k * plane
-        for ox in range(ow):
-            acc = base + int(acs[j]) - 128 * int(sxs[ox])
-            j += opg
+        o = ptr8(ob + k * plane)  # noqa: F821
+        a = ptr32(ab + 4 * k)  # noqa: F821
+        sx = ptr32(sb)  # noqa: F821
+        rnd = 1 << (s - 1)
+        if s >= 22:
+            rnd = 1 << (s - 16)
+        for _ox in range(ow):
+            acc = base + int(a[0]) - (int(sx[0]) << 7)
+            a = ptr32(int(a) + astep)  # noqa: F821
+            sx = ptr32(int(sx) + 4)  # noqa: F821
             if acc > lim:
                 acc = lim
             elif acc < 0 - lim:
                 acc = 0 - lim
             if s < 22:
-                r = (acc * m + (1 << (s - 1))) >> s
+                r = (acc * m + rnd) >> s
             else:
-                r = ((acc >> 15) * m + (((acc & 0x7FFF) * m) >> 15) + (1 << (s - 16))) >> (s - 15)
+                r = ((acc >> 15) * m + (((acc & 0x7FFF) * m) >> 15) + rnd) >> (s - 15)
             q = zo + r
             if q < lo:
                 q = lo
             elif q > hi:
                 q = hi
-            o[oi] = q & 0xFF
-            oi += 1
+            o[0] = q & 0xFF
+            o = ptr8(int(o) + 1)  # noqa: F821
 
 
 def _interleave(wd, wb, groups, opg, kn, kp):
