@@ -93,20 +93,30 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
     else:
         dots = _dots
     g.append(1 if rq is not None else 0)  # g[24]: requantize with the Thumb rows
-    ctx = (x.buf, out.buf, params, g, _shared("col", ow * kp), _shared("sx", ow), wb, _shared("acc", ow * opg), ctl, dots, rq, rqctl)
+    gx = None
+    if HAS_THUMB:
+        from portable_kernels import q_gather_thumb
+
+        gx = q_gather_thumb.prepare(geom, tail[0], kn, kp)
+    g.append(1 if gx is not None else 0)  # g[25]: gather with q_gather_thumb
+    ctx = (x.buf, out.buf, params, g, _shared("col", ow * kp), _shared("sx", ow), wb, _shared("acc", ow * opg), ctl, dots, rq, rqctl, gx)
     return _step, ctx
 
 
 def _step(ctx):
-    _conv_rows(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11])
+    _conv_rows(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12])
 
 
 @micropython.viper
-def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dots, rq, rqobj):
+def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dots, rq, rqobj, gx):
     # objects, not pointers, are passed on: a pointer argument would be boxed as an int
     ctl = ptr32(ctlobj)  # noqa: F821
     g = ptr32(gobj)  # noqa: F821
     thumb_rq = g[24]
+    thumb_gather = g[25]
+    gth = gx  # an object local: q_gather_thumb.gather where used
+    if thumb_gather:
+        gth = gx[4]
     ow = g[17]
     n = g[2]
     groups = g[3]
@@ -120,7 +130,10 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
                 rc = ptr32(rqobj)  # noqa: F821
                 rc[5] = 64 + gi * opg * 32
             for oy in range(oh):
-                _gather(xobj, gobj, colobj, sxobj, b * groups + gi, oy)
+                if thumb_gather:
+                    gth(xobj, gobj, colobj, sxobj, b * groups + gi, oy, gx)
+                else:
+                    _gather(xobj, gobj, colobj, sxobj, b * groups + gi, oy)
                 if thumb_rq:
                     dots(colobj, wtobj, accobj, ctlobj)
                 else:
