@@ -133,7 +133,7 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
                 if thumb_gather:
                     gth(xobj, gobj, colobj, sxobj, b * groups + gi, oy, gx)
                 else:
-                    _gather(xobj, gobj, colobj, sxobj, b * groups + gi, oy)
+                    _gather(xobj, colobj, 0, gobj, sxobj, colobj, b * groups + gi, oy)
                 if thumb_rq:
                     dots(colobj, wtobj, accobj, ctlobj)
                 else:
@@ -147,9 +147,10 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
 
 
 @micropython.viper
-def _gather(x: ptr8, g: ptr32, colobj, sxobj, plane: int, oy: int):  # noqa: F821
-    """The patches of output row oy, unsigned, and their byte sums."""
-    col = ptr8(colobj)  # noqa: F821
+def _gather(x: ptr8, col: ptr8, d: int, g: ptr32, sxobj, colobj, plane: int, oy: int):  # noqa: F821
+    """The patches of output row oy, unsigned, and their byte sums. x, col and
+    d (the copy's source, destination and index) are the first locals: the
+    ones x64 viper keeps in registers."""
     sxs = ptr32(sxobj)  # noqa: F821
     cpg = g[5]
     h = g[6]
@@ -173,14 +174,14 @@ def _gather(x: ptr8, g: ptr32, colobj, sxobj, plane: int, oy: int):  # noqa: F82
         rb = xb + iy0 * w
         for ox in range(ow):
             i = rb + ox * sw
-            k = ox * kp
-            e = k + cpg
+            d = ox * kp
+            e = d + cpg
             sx = 0
-            while k < e:
+            while d < e:
                 v = int(x[i]) ^ 0x80
-                col[k] = v
+                col[d] = v
                 sx += v
-                k += 1
+                d += 1
                 i += hw
             sxs[ox] = sx
         return
