@@ -13,7 +13,7 @@ stays float: `fuse()` returns their names for the export report.
 
 import torch
 
-from host_tools import quant_ops, quant_ref
+from host_tools import quant_ops, quant_ref, quant_ref_norm
 from host_tools.ir import Instruction
 from host_tools.lower import Lowering, where
 from host_tools.quantize import LUT
@@ -37,6 +37,8 @@ _PASS = {
     _aten.unsqueeze.default,
     _aten.slice.Tensor,
     _aten.select.int,
+    _aten.clone.default,
+    _aten._unsafe_view.default,
 }
 
 
@@ -146,9 +148,9 @@ class Fuser:
             return None
         return torch.round(b.to(torch.float64) / (sx * sw)).to(torch.int32)
 
-    def replace(self, q, target, args, what):
+    def replace(self, q, target, args, what, kwargs=None):
         with self.graph.inserting_before(q):
-            new = self.graph.call_function(target, tuple(args))
+            new = self.graph.call_function(target, tuple(args), kwargs)
         q.replace_all_uses_with(new)
         self.fused.append(what)
         return new
@@ -214,6 +216,44 @@ class Fuser:
             self.replace(q, quant_ops.op("mul"), [a[0], b[0], a[2], b[2], m, s, lim, zo, lo, hi], "mul")
         return True
 
+    def bmm(self, node):
+        """int8 [B, M, K] @ int8 [B, K, N] (attention's scores and weighted values)."""
+        a, b = self.source(node.args[0]), self.source(node.args[1])
+        out = self._plain_out(node)
+        if a is None or b is None or out is None:
+            return False
+        q, so, zo, lo, hi = out
+        k = _shape(node.args[0])[2]
+        try:
+            quant_ref.check_range(torch.tensor([k * 255 * 255]), quant_ref.SMALL, "bmm accumulator bound")
+        except quant_ref.QuantRangeError:
+            return False  # inner size too long for 30-bit sums: stays float
+        m, s, lim = quant_ref.requant_params(a[1] * b[1] / so)
+        self.replace(q, quant_ops.op("bmm"), [a[0], b[0], a[2], b[2], m, s, lim, zo, lo, hi], "bmm")
+        return True
+
+    def layer_norm(self, node):
+        """Layer norm over the last dim in integers (host_tools/quant_ref_norm.py)."""
+        src = self.source(node.args[0])
+        out = self._plain_out(node)
+        if src is None or out is None or len(_arg(node, 1, [])) != 1 or node.kwargs:
+            return False
+        x, sx, zx = src
+        q, so, zo = out[:3]
+        n = int(node.args[1][0])
+        gamma, beta = _arg(node, 2, None), _arg(node, 3, None)
+        gw = self.const(gamma) if gamma is not None else None
+        bw = self.const(beta) if beta is not None else None
+        if (gamma is not None and gw is None) or (beta is not None and bw is None):
+            return False  # weights computed in the graph: stays float
+        made = quant_ref_norm.params(gw, bw, float(_arg(node, 4, 1e-5)), n, sx, so)
+        if made is None:
+            return False  # outside the integer ranges: stays float (listed in the report)
+        with self.graph.inserting_before(q):
+            consts = [self.attr(made[0], "requant"), self.attr(made[1], "offsets"), self.attr(made[2], "eps")]
+        self.replace(q, quant_ops.op("layer_norm"), [x] + consts + [zx, zo], "layer_norm")
+        return True
+
     def _plain_out(self, node):
         users = list(node.users)
         if len(users) != 1 or users[0].target != Q:
@@ -267,7 +307,7 @@ class Fuser:
                 return False  # by output size: stays float
             self.replace(q, quant_ops.op("upsample_nearest2d"), [srcs[0][0], [float(v) for v in scales]], "upsample_nearest2d")
         else:
-            self.replace(q, t, [srcs[0][0]] + list(node.args[1:]), "%s (int8)" % t._schema.name.split("::")[1])
+            self.replace(q, t, [srcs[0][0]] + list(node.args[1:]), "%s (int8)" % t._schema.name.split("::")[1], dict(node.kwargs))
         return True
 
     def requantized(self, src, so, zo, before):
@@ -413,7 +453,14 @@ class Fuser:
             if t in (_aten.conv2d.default, _aten.conv1d.default, _aten.linear.default):
                 self.weighted(node)
             elif t in (_aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor):
-                self.binary(node)
+                if isinstance(_arg(node, 1, None), torch.fx.Node):
+                    self.binary(node)
+                else:
+                    self.lookup(node)  # x op number: a table
+            elif t == _aten.bmm.default:
+                self.bmm(node)
+            elif t == _aten.layer_norm.default:
+                self.layer_norm(node)
             elif t in _PASS or t in _RELU or t in _RELU6 or t in _HARDTANH or t in _POOLS_CAT:
                 self.same_scale(node)
             elif t in LUT:
@@ -448,7 +495,8 @@ def float_ops(ep):
         if node.target.namespace == quant_ops.NAMESPACE:
             continue
         val = node.meta.get("val")
-        if isinstance(val, torch.Tensor) and val.dtype.is_floating_point:
+        vals = val if isinstance(val, (tuple, list)) else [val]  # native_layer_norm: (out, mean, rstd)
+        if any(isinstance(v, torch.Tensor) and v.dtype.is_floating_point for v in vals):
             out.append((node.target._schema.name, where(node)))
     return out
 

@@ -9,7 +9,7 @@ portable_kernels/q_<name>.py implements. Schemas: SCHEMAS below.
 import torch
 import torch.ao.quantization.fx._decomposed  # noqa: F401 (registers quantized_decomposed ops)
 
-from host_tools import quant_ref
+from host_tools import quant_ref, quant_ref_bmm, quant_ref_norm
 
 NAMESPACE = "mpy_et_quant"
 
@@ -49,7 +49,17 @@ SCHEMAS = {
         torch.int8,
         quant_ref.mul,
     ),
+    "bmm": (
+        "Tensor a, Tensor b, int a_zero_point, int b_zero_point, int multiplier, int shift, int limit, int out_zero_point, int out_min, int out_max",
+        torch.int8,
+        quant_ref_bmm.bmm,
+    ),
     "clamp": ("Tensor x, int min, int max", torch.int8, quant_ref.clamp),
+    "layer_norm": (
+        "Tensor x, Tensor requant, Tensor offsets, Tensor eps_table, int x_zero_point, int out_zero_point",
+        torch.int8,
+        quant_ref_norm.layer_norm,
+    ),
     "upsample_nearest2d": ("Tensor x, float[] scale_factors", torch.int8, quant_ref.upsample_nearest2d),
     "lut": ("Tensor x, Tensor table", torch.int8, quant_ref.lut),
     "softmax": ("Tensor x, Tensor table, int dim, int levels, int out_zero_point", torch.int8, quant_ref.softmax),
@@ -101,6 +111,8 @@ def output_shape(name, a):
         return [x.shape[0], w.shape[0]] + spatial
     if name == "linear":
         return list(x.shape[:-1]) + [a[1].shape[0]]
+    if name == "bmm":
+        return list(x.shape[:-1]) + [a[1].shape[-1]]
     if name == "max_pool2d":
         k, s, p, d = a[1], a[2], a[3], a[4]
         return list(x.shape[:2]) + [_conv_len(x.shape[2 + i], k[i], s[i], p[i], d[i]) for i in range(2)]

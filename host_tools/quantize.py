@@ -31,6 +31,8 @@ SAME_SCALE = {
     _aten.unsqueeze.default,
     _aten.slice.Tensor,
     _aten.select.int,
+    _aten.clone.default,
+    _aten._unsafe_view.default,
     _aten.relu.default,
     _aten.relu_.default,
 }
@@ -66,18 +68,58 @@ LUT = {
 CLAMPS = {_aten.relu.default, _aten.relu_.default, _aten.relu6.default, _aten.hardtanh.default, _aten.hardtanh_.default}
 
 
-# Recurrent layers are one op (aten.gru.input, ...) in the exported graph: unrolled
-# into their cells' linear / sigmoid / tanh / mul / add / sub and slices before
-# prepare, so every step is annotated and the whole layer runs in int8.
+# Recurrent layers and attention are one op each (aten.gru.input, ...,
+# scaled_dot_product_attention) in the exported graph: unrolled before prepare
+# into ops the Quantizer annotates one by one (the cells' linear / sigmoid /
+# tanh / mul / add / sub and slices; attention's bmm, scaling, softmax, bmm),
+# so the whole layer runs in int8.
 _RECURRENT = {_aten.gru.input, _aten.lstm.input, _aten.rnn_tanh.input, _aten.rnn_relu.input}
+_SDPA = _aten.scaled_dot_product_attention.default
 
 
-def _recurrent_decompositions():
+def _unrolling(ep):
+    """The decomposition table for ep's recurrent layers and plain attention, or None."""
     from torch._decomp import get_decompositions
 
-    table = get_decompositions(list(_RECURRENT) + [_aten.split.Tensor, _aten.unbind.int, _aten.transpose.int, _aten.zeros.default])
+    found = {n.target for n in ep.graph.nodes if n.op == "call_function"}
+    plain_sdpa = [n for n in ep.graph.nodes if n.op == "call_function" and n.target is _SDPA and _plain_attention(n)]
+    if not (found & _RECURRENT or plain_sdpa):
+        return None
+    table = get_decompositions(
+        list(_RECURRENT & found)
+        + [_aten.split.Tensor, _aten.unbind.int, _aten.transpose.int, _aten.zeros.default, _aten.dropout.default, _aten.contiguous.default]
+    )
     table[_aten.split_with_sizes.default] = _split_as_slices  # the gates: slices, each annotated
+    if plain_sdpa and len(plain_sdpa) == sum(1 for n in ep.graph.nodes if n.target is _SDPA):
+        table[_SDPA] = _attention
     return table
+
+
+def _plain_attention(node):
+    """scaled_dot_product_attention without mask, causality or dropout."""
+    args = list(node.args[3:]) + [None] * 4
+    mask = node.kwargs.get("attn_mask", args[0])
+    dropout = node.kwargs.get("dropout_p", args[1] or 0.0)
+    causal = node.kwargs.get("is_causal", args[2] or False)
+    return mask is None and not dropout and not causal and not node.kwargs.get("enable_gqa", False)
+
+
+def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    """softmax(q @ k^T * scale) @ v over [..., L, E] as 3-D bmm (plain attention only)."""
+    import math
+
+    *lead, length, e = q.shape
+    s_len, ev = k.shape[-2], v.shape[-1]
+    bh = 1
+    for d in lead:
+        bh *= d
+    kt = _aten.permute.default(_aten.reshape.default(k, [bh, s_len, e]), [0, 2, 1])
+    scores = _aten.mul.Tensor(
+        _aten.bmm.default(_aten.reshape.default(q, [bh, length, e]), kt), scale if scale is not None else 1.0 / math.sqrt(e)
+    )
+    probs = _aten._softmax.default(scores, -1, False)
+    out = _aten.bmm.default(probs, _aten.reshape.default(v, [bh, s_len, ev]))
+    return _aten.reshape.default(out, list(lead) + [length, ev])
 
 
 def _split_as_slices(x, split_sizes, dim=0):
@@ -122,6 +164,12 @@ def _is_clamp(node):
     return True
 
 
+def _with_scalar(node):
+    """x (float tensor) op number, without alpha."""
+    a = node.args
+    return len(a) == 2 and not node.kwargs and _float_tensor(a[0]) and isinstance(a[1], (int, float)) and not isinstance(a[1], bool)
+
+
 def _float_tensor(n):
     val = n.meta.get("val") if isinstance(n, torch.fx.Node) else None
     return val is not None and getattr(val, "dtype", None) == torch.float32
@@ -163,6 +211,22 @@ def make_quantizer():
                         node.meta["quantization_annotation"] = QuantizationAnnotation(
                             input_qspec_map=qmap, output_qspec=act, _annotated=True
                         )
+                elif t is _aten.layer_norm.default:
+                    if not _float_tensor(node.args[0]):
+                        continue
+                    node.meta["quantization_annotation"] = QuantizationAnnotation(
+                        input_qspec_map={node.args[0]: act}, output_qspec=act, _annotated=True
+                    )
+                elif t is _aten.bmm.default:
+                    if not all(_float_tensor(a) for a in node.args[:2]):
+                        continue
+                    qmap = {a: act for a in node.args[:2]}
+                    node.meta["quantization_annotation"] = QuantizationAnnotation(input_qspec_map=qmap, output_qspec=act, _annotated=True)
+                elif t in (_aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor) and _with_scalar(node):
+                    # x op number (attention's scaling): elementwise in one input, a table
+                    node.meta["quantization_annotation"] = QuantizationAnnotation(
+                        input_qspec_map={node.args[0]: act}, output_qspec=act, _annotated=True
+                    )
                 elif t in (_aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor):
                     if not all(_float_tensor(a) for a in node.args[:2]):
                         continue
@@ -233,8 +297,9 @@ def quantize_pt2e_int8(model, example_inputs, calibration):
     if isinstance(model, torch.nn.Module):
         model = model.eval()
     ep = torch.export.export(model, tuple(example_inputs))
-    if any(n.op == "call_function" and n.target in _RECURRENT for n in ep.graph.nodes):
-        ep = ep.run_decompositions(_recurrent_decompositions())
+    table = _unrolling(ep)
+    if table:
+        ep = ep.run_decompositions(table)
     gm = ep.module()
     prepared = prepare_pt2e(gm, make_quantizer())
     with torch.no_grad():

@@ -2,10 +2,15 @@
 
 Any dtype (int64 is copied as int32 halves). The step walks out in order and
 gathers from x with the permuted strides (loops.run_rows); integer steps do
-not allocate, float steps box one float per element.
+not allocate, float steps box one float per element. Byte and halfword
+tensors (int8 programs) get a step marked allocation-free (mpy_et/noalloc.py):
+their elements are small ints on every port.
 """
 
+from mpy_et import dtypes, noalloc
 from portable_kernels import checks, loops
+
+_SMALL_INTS = (dtypes.BYTE, dtypes.CHAR, dtypes.SHORT, dtypes.BOOL)
 
 
 def permute_copy_out(x, dims, out):
@@ -30,4 +35,13 @@ def permute_copy_out(x, dims, out):
         return None
     if plan[0] == 0 and step == 1:  # the identity permutation (up to size-1 dims)
         return loops.copy_all(x, out)
-    return loops.run_rows, loops.rows_ctx(loops.copy_row, (src, dst, n, step), plan)
+    step_fn = _small_int_rows if x.dtype in _SMALL_INTS else loops.run_rows
+    return step_fn, loops.rows_ctx(loops.copy_row, (src, dst, n, step), plan)
+
+
+def _small_int_rows(ctx):
+    """loops.run_rows over byte / halfword elements: nothing is boxed."""
+    loops.run_rows(ctx)
+
+
+noalloc.mark(_small_int_rows)

@@ -151,10 +151,12 @@ KERNELS = {
     # int8 operators of mpy_et's own namespace (issue 9): portable_kernels/q_<name>.py
     "mpy_et_quant::add.out": ("portable_kernels.q_add", "add_out"),
     "mpy_et_quant::avg_pool2d.out": ("portable_kernels.q_avg_pool2d", "avg_pool2d_out"),
+    "mpy_et_quant::bmm.out": ("portable_kernels.q_bmm", "bmm_out"),
     "mpy_et_quant::clamp.out": ("portable_kernels.q_clamp", "clamp_out"),
     "mpy_et_quant::conv1d.out": ("portable_kernels.q_conv1d", "conv1d_out"),
     "mpy_et_quant::conv2d.out": ("portable_kernels.q_conv2d", "conv2d_out"),
     "mpy_et_quant::dequantize_per_tensor.out": ("portable_kernels.q_dequantize_per_tensor", "dequantize_per_tensor_out"),
+    "mpy_et_quant::layer_norm.out": ("portable_kernels.q_layer_norm", "layer_norm_out"),
     "mpy_et_quant::linear.out": ("portable_kernels.q_linear", "linear_out"),
     "mpy_et_quant::lut.out": ("portable_kernels.q_lut", "lut_out"),
     "mpy_et_quant::max_pool2d.out": ("portable_kernels.q_max_pool2d", "max_pool2d_out"),

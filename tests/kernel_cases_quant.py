@@ -232,5 +232,57 @@ def lookup_cases():
     ]
 
 
+def attention_cases():
+    """bmm (attention's scores and weighted values) and layer norm."""
+    from host_tools import quant_ref_norm
+
+    a, b = q(2, 3, 8, seed=1200), q(2, 8, 5, seed=1201)
+    m, s, lim = quant_ref.requant_params(0.0007)
+    m2, s2, lim2 = quant_ref.requant_params(3.0)  # shift <= 21: the direct evaluation
+    g = torch.Generator().manual_seed(1202)
+    gamma = torch.randn(16, generator=g) * 0.5 + 1
+    gamma[3] = -0.7  # a negative gain
+    beta = torch.randn(16, generator=g) * 0.3
+    ln = quant_ref_norm.params(gamma, beta, 1e-5, 16, 0.05, 0.03)
+    ln_small = quant_ref_norm.params(None, None, 1e-5, 5, 0.9, 0.02)  # no gamma / beta
+    x = q(3, 4, 16, seed=1203)
+    x[0, 0] = 7  # a constant row (D = 0)
+    x[0, 1] = 7
+    x[0, 1, 5] = 8  # nearly constant (D small: j large)
+    return [
+        _c("q bmm", "bmm", [a, b, 3, -7, m, s, lim, 4, -128, 127, Out((2, 3, 5), I8)]),
+        _c("q bmm direct shift relu", "bmm", [a, b, -128, 127, m2, s2, lim2, -20, -20, 127, Out((2, 3, 5), I8)]),
+        _c("q layer_norm", "layer_norm", [x, ln[0], ln[1], ln[2], 3, -5, Out((3, 4, 16), I8)]),
+        _c("q layer_norm no affine", "layer_norm", [q(2, 5, seed=1204), ln_small[0], ln_small[1], ln_small[2], -128, 0, Out((2, 5), I8)]),
+        Case(
+            "q bmm error shapes",
+            "mpy_et_quant::bmm.out",
+            [a, a, 0, 0, m, s, lim, 0, -128, 127, Out((2, 3, 8), I8)],
+            error=(INVALID_ARGUMENT, "b must be"),
+        ),
+        Case(
+            "q layer_norm error offsets",
+            "mpy_et_quant::layer_norm.out",
+            [x, ln[0], ln[1][:8], ln[2], 3, -5, Out((3, 4, 16), I8)],
+            error=(INVALID_ARGUMENT, "offsets must be int32[16, 2]"),
+        ),
+        Case(
+            "q layer_norm error size",
+            "mpy_et_quant::layer_norm.out",
+            [q(1, 130, seed=1205), ln[0], ln[1], ln[2], 3, -5, Out((1, 130), I8)],
+            error=(INVALID_ARGUMENT, "outside 1..128"),
+        ),
+    ]
+
+
 def cases():
-    return conv_cases() + linear_cases() + elementwise_cases() + pool_cases() + boundary_cases() + softmax_cases() + lookup_cases()
+    return (
+        conv_cases()
+        + linear_cases()
+        + elementwise_cases()
+        + pool_cases()
+        + boundary_cases()
+        + softmax_cases()
+        + lookup_cases()
+        + attention_cases()
+    )

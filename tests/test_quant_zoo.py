@@ -27,8 +27,8 @@ from host_tools.zoo import MODELS, build
 CLASSIFIERS = ("ds_cnn", "mobilenet_v1_025", "resnet8", "lenet5", "mlp", "imu_cnn1d")
 # models small enough for the slow targets: pure Python on wasm, viper + asm_thumb on the emulated board
 SLOW_TARGETS = {
-    "wasm": ("mlp", "imu_cnn1d", "lenet5", "conv_autoencoder"),
-    "cortex-m3-large": ("mlp", "imu_cnn1d", "lenet5", "conv_autoencoder", "mobilenet_v2_block", "ds_cnn"),
+    "wasm": ("mlp", "imu_cnn1d", "lenet5", "conv_autoencoder", "gru", "lstm", "transformer_block"),
+    "cortex-m3-large": ("mlp", "imu_cnn1d", "lenet5", "conv_autoencoder", "mobilenet_v2_block", "ds_cnn", "gru", "transformer_block"),
 }
 _DEQ = "mpy_et_quant.dequantize_per_tensor"
 
@@ -79,6 +79,14 @@ def test_zoo_int8_within_one_quantum_of_pytorch_pt2e(name):
         scale = _last_deq_scale(report["reference"])
     err = (ours - pytorch).abs().max().item()
     assert err <= scale * 1.001, (name, err, scale, err / scale)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_zoo_model_is_fully_int8(name):
+    """No op stays float: recurrent layers and attention are unrolled before
+    quantization, layer norm runs in integers (host_tools/quant_ref_norm.py)."""
+    report = _exported(name)[2]
+    assert report["float_ops"] == [], (name, report["float_ops"])
 
 
 def _batched_script(names, heap_lock):
