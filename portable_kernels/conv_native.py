@@ -25,7 +25,7 @@ def fill_plane(x, xi, plane, p, h, w, wp):
 # from conv_rows.py
 @micropython.native
 def conv_rows(ctx):
-    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, kh, kw, kstep, d1 = ctx
+    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, kh, kw, kstep, d1, og = ctx
     slide = sw == 1 and d1 == 1
     hw = h * w
     gstride = cpg * hw
@@ -36,102 +36,113 @@ def conv_rows(ctx):
     filled = -1  # input offset of the plane in pl
     oi = 0
     for b in range(n):
-        for oc in range(oc_n):
-            bv = bias[oc] if bias is not None else 0.0
-            for j in range(ohw):
-                acc[j] = bv
-            xi = (b * groups + oc // opg) * gstride
-            wi = oc * cpg * kh * kw
-            for _ in range(cpg):
-                if xi != filled:  # one input channel per group: reuse the plane
-                    fill_plane(x, xi, pl, p0, h, w, wp)
-                    filled = xi
-                xi += hw
-                r0 = 0
-                for _ in range(kh):
-                    w0 = wt[wi]
-                    w1 = wt[wi + 1]
-                    j = 0
-                    r = r0
-                    if kw == 2:
-                        for _ in range(oh):
-                            a = r
-                            for _ in range(ow):  # counted: range() with a variable step would allocate
-                                acc[j] += w0 * pl[a] + w1 * pl[a + d1]
-                                j += 1
-                                a += sw
-                            r += rstep
-                    elif kw == 3:
-                        w2 = wt[wi + 2]
-                        if slide:  # stride and dilation 1: the window slides, one read per output
-                            for _ in range(oh):
-                                u0 = pl[r]
-                                u1 = pl[r + 1]
-                                a = r + 2
-                                for _ in range(ow):
-                                    u2 = pl[a]
-                                    acc[j] += w0 * u0 + w1 * u1 + w2 * u2
-                                    u0 = u1
-                                    u1 = u2
-                                    j += 1
-                                    a += 1
-                                r += rstep
-                            wi += 3
+        for g in range(groups):
+            oc = g * opg
+            oc_end = oc + opg
+            while oc < oc_end:  # a pass: up to og output channels share each plane copy
+                cnt = oc_end - oc if oc_end - oc < og else og
+                j = 0
+                for c in range(oc, oc + cnt):
+                    bv = bias[c] if bias is not None else 0.0
+                    for _ in range(ohw):
+                        acc[j] = bv
+                        j += 1
+                xi = (b * groups + g) * gstride
+                for ic in range(cpg):
+                    if xi != filled:  # one input channel per group: reuse the plane
+                        fill_plane(x, xi, pl, p0, h, w, wp)
+                        filled = xi
+                    xi += hw
+                    j0 = 0
+                    for c in range(oc, oc + cnt):
+                        wi = (c * cpg + ic) * kh * kw
+                        r0 = 0
+                        for _ in range(kh):
+                            w0 = wt[wi]
+                            w1 = wt[wi + 1]
+                            j = j0
+                            r = r0
+                            if kw == 2:
+                                for _ in range(oh):
+                                    a = r
+                                    for _ in range(ow):  # counted: range() with a variable step would allocate
+                                        acc[j] += w0 * pl[a] + w1 * pl[a + d1]
+                                        j += 1
+                                        a += sw
+                                    r += rstep
+                            elif kw == 3:
+                                w2 = wt[wi + 2]
+                                if slide:  # stride and dilation 1: the window slides, one read per output
+                                    for _ in range(oh):
+                                        u0 = pl[r]
+                                        u1 = pl[r + 1]
+                                        a = r + 2
+                                        for _ in range(ow):
+                                            u2 = pl[a]
+                                            acc[j] += w0 * u0 + w1 * u1 + w2 * u2
+                                            u0 = u1
+                                            u1 = u2
+                                            j += 1
+                                            a += 1
+                                        r += rstep
+                                    wi += 3
+                                    r0 += kstep
+                                    continue
+                                for _ in range(oh):
+                                    a = r
+                                    for _ in range(ow):  # counted: range() with a variable step would allocate
+                                        acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2]
+                                        j += 1
+                                        a += sw
+                                    r += rstep
+                            elif kw == 4:
+                                w2 = wt[wi + 2]
+                                w3 = wt[wi + 3]
+                                for _ in range(oh):
+                                    a = r
+                                    for _ in range(ow):  # counted: range() with a variable step would allocate
+                                        acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2] + w3 * pl[a + d3]
+                                        j += 1
+                                        a += sw
+                                    r += rstep
+                            else:
+                                w2 = wt[wi + 2]
+                                w3 = wt[wi + 3]
+                                w4 = wt[wi + 4]
+                                if slide:  # stride and dilation 1: the window slides, one read per output
+                                    for _ in range(oh):
+                                        u0 = pl[r]
+                                        u1 = pl[r + 1]
+                                        u2 = pl[r + 2]
+                                        u3 = pl[r + 3]
+                                        a = r + 4
+                                        for _ in range(ow):
+                                            u4 = pl[a]
+                                            acc[j] += w0 * u0 + w1 * u1 + w2 * u2 + w3 * u3 + w4 * u4
+                                            u0 = u1
+                                            u1 = u2
+                                            u2 = u3
+                                            u3 = u4
+                                            j += 1
+                                            a += 1
+                                        r += rstep
+                                    wi += 5
+                                    r0 += kstep
+                                    continue
+                                for _ in range(oh):
+                                    a = r
+                                    for _ in range(ow):  # counted: range() with a variable step would allocate
+                                        acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2] + w3 * pl[a + d3] + w4 * pl[a + d4]
+                                        j += 1
+                                        a += sw
+                                    r += rstep
+                            wi += kw
                             r0 += kstep
-                            continue
-                        for _ in range(oh):
-                            a = r
-                            for _ in range(ow):  # counted: range() with a variable step would allocate
-                                acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2]
-                                j += 1
-                                a += sw
-                            r += rstep
-                    elif kw == 4:
-                        w2 = wt[wi + 2]
-                        w3 = wt[wi + 3]
-                        for _ in range(oh):
-                            a = r
-                            for _ in range(ow):  # counted: range() with a variable step would allocate
-                                acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2] + w3 * pl[a + d3]
-                                j += 1
-                                a += sw
-                            r += rstep
-                    else:
-                        w2 = wt[wi + 2]
-                        w3 = wt[wi + 3]
-                        w4 = wt[wi + 4]
-                        if slide:  # stride and dilation 1: the window slides, one read per output
-                            for _ in range(oh):
-                                u0 = pl[r]
-                                u1 = pl[r + 1]
-                                u2 = pl[r + 2]
-                                u3 = pl[r + 3]
-                                a = r + 4
-                                for _ in range(ow):
-                                    u4 = pl[a]
-                                    acc[j] += w0 * u0 + w1 * u1 + w2 * u2 + w3 * u3 + w4 * u4
-                                    u0 = u1
-                                    u1 = u2
-                                    u2 = u3
-                                    u3 = u4
-                                    j += 1
-                                    a += 1
-                                r += rstep
-                            wi += 5
-                            r0 += kstep
-                            continue
-                        for _ in range(oh):
-                            a = r
-                            for _ in range(ow):  # counted: range() with a variable step would allocate
-                                acc[j] += w0 * pl[a] + w1 * pl[a + d1] + w2 * pl[a + d2] + w3 * pl[a + d3] + w4 * pl[a + d4]
-                                j += 1
-                                a += sw
-                            r += rstep
-                    wi += kw
-                    r0 += kstep
-            for j in range(ohw):
-                o[oi] = acc[j]
-                oi += 1
+                        j0 += ohw
+                for j in range(cnt * ohw):
+                    o[oi] = acc[j]
+                    oi += 1
+                oc += cnt
     release(acc)
     release(pl)
 
@@ -139,80 +150,91 @@ def conv_rows(ctx):
 # from op_convolution.py
 @micropython.native
 def _conv3x3(ctx):
-    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, slide, t1, t2, t3, t4, t5, t6, t7, t8 = ctx
+    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, slide, og, t1, t2, t3, t4, t5, t6, t7, t8 = ctx
     hw = h * w
     gstride = cpg * hw
     ohw = oh * ow
     filled = -1  # input offset of the plane in pl
     oi = 0
     for b in range(n):
-        for oc in range(oc_n):
-            bv = bias[oc] if bias is not None else 0.0
-            for j in range(ohw):
-                acc[j] = bv
-            xi = (b * groups + oc // opg) * gstride
-            wi = oc * cpg * 9
-            for _ in range(cpg):
-                if xi != filled:  # one input channel per group: reuse the plane
-                    fill_plane(x, xi, pl, p0, h, w, wp)
-                    filled = xi
-                xi += hw
-                w0 = wt[wi]
-                w1 = wt[wi + 1]
-                w2 = wt[wi + 2]
-                w3 = wt[wi + 3]
-                w4 = wt[wi + 4]
-                w5 = wt[wi + 5]
-                w6 = wt[wi + 6]
-                w7 = wt[wi + 7]
-                w8 = wt[wi + 8]
-                wi += 9
+        for g in range(groups):
+            oc = g * opg
+            oc_end = oc + opg
+            while oc < oc_end:  # a pass: up to og output channels share each plane copy
+                cnt = oc_end - oc if oc_end - oc < og else og
                 j = 0
-                r = 0
-                if slide:  # stride and dilation 1 along rows: the window slides, one new read per kernel row
-                    for _ in range(oh):
-                        u0 = pl[r]
-                        u1 = pl[r + 1]
-                        v0 = pl[r + t3]
-                        v1 = pl[r + t4]
-                        y0 = pl[r + t6]
-                        y1 = pl[r + t7]
-                        a = r + 2
-                        for _ in range(ow):
-                            u2 = pl[a]
-                            v2 = pl[a + t3]
-                            y2 = pl[a + t6]
-                            acc[j] += w0 * u0 + w1 * u1 + w2 * u2 + w3 * v0 + w4 * v1 + w5 * v2 + w6 * y0 + w7 * y1 + w8 * y2
-                            u0 = u1
-                            u1 = u2
-                            v0 = v1
-                            v1 = v2
-                            y0 = y1
-                            y1 = y2
-                            j += 1
-                            a += 1
-                        r += rstep
-                    continue
-                for _ in range(oh):
-                    a = r
-                    for _ in range(ow):  # counted: range() with a variable step would allocate
-                        acc[j] += (
-                            w0 * pl[a]
-                            + w1 * pl[a + t1]
-                            + w2 * pl[a + t2]
-                            + w3 * pl[a + t3]
-                            + w4 * pl[a + t4]
-                            + w5 * pl[a + t5]
-                            + w6 * pl[a + t6]
-                            + w7 * pl[a + t7]
-                            + w8 * pl[a + t8]
-                        )
+                for c in range(oc, oc + cnt):
+                    bv = bias[c] if bias is not None else 0.0
+                    for _ in range(ohw):
+                        acc[j] = bv
                         j += 1
-                        a += sw
-                    r += rstep
-            for j in range(ohw):
-                o[oi] = acc[j]
-                oi += 1
+                xi = (b * groups + g) * gstride
+                for ic in range(cpg):
+                    if xi != filled:  # one input channel per group: reuse the plane
+                        fill_plane(x, xi, pl, p0, h, w, wp)
+                        filled = xi
+                    xi += hw
+                    wi = (oc * cpg + ic) * 9
+                    j0 = 0
+                    for _ in range(cnt):
+                        w0 = wt[wi]
+                        w1 = wt[wi + 1]
+                        w2 = wt[wi + 2]
+                        w3 = wt[wi + 3]
+                        w4 = wt[wi + 4]
+                        w5 = wt[wi + 5]
+                        w6 = wt[wi + 6]
+                        w7 = wt[wi + 7]
+                        w8 = wt[wi + 8]
+                        wi += cpg * 9
+                        j = j0
+                        j0 += ohw
+                        r = 0
+                        if slide:  # stride and dilation 1 along rows: the window slides, one new read per kernel row
+                            for _ in range(oh):
+                                u0 = pl[r]
+                                u1 = pl[r + 1]
+                                v0 = pl[r + t3]
+                                v1 = pl[r + t4]
+                                y0 = pl[r + t6]
+                                y1 = pl[r + t7]
+                                a = r + 2
+                                for _ in range(ow):
+                                    u2 = pl[a]
+                                    v2 = pl[a + t3]
+                                    y2 = pl[a + t6]
+                                    acc[j] += w0 * u0 + w1 * u1 + w2 * u2 + w3 * v0 + w4 * v1 + w5 * v2 + w6 * y0 + w7 * y1 + w8 * y2
+                                    u0 = u1
+                                    u1 = u2
+                                    v0 = v1
+                                    v1 = v2
+                                    y0 = y1
+                                    y1 = y2
+                                    j += 1
+                                    a += 1
+                                r += rstep
+                            continue
+                        for _ in range(oh):
+                            a = r
+                            for _ in range(ow):  # counted: range() with a variable step would allocate
+                                acc[j] += (
+                                    w0 * pl[a]
+                                    + w1 * pl[a + t1]
+                                    + w2 * pl[a + t2]
+                                    + w3 * pl[a + t3]
+                                    + w4 * pl[a + t4]
+                                    + w5 * pl[a + t5]
+                                    + w6 * pl[a + t6]
+                                    + w7 * pl[a + t7]
+                                    + w8 * pl[a + t8]
+                                )
+                                j += 1
+                                a += sw
+                            r += rstep
+                for j in range(cnt * ohw):
+                    o[oi] = acc[j]
+                    oi += 1
+                oc += cnt
     release(acc)
     if pl is not None:
         release(pl)

@@ -3,13 +3,17 @@ padding, dilation and groups (depthwise included), and transposed
 convolution (conv_transposed.py). Float only.
 
 How the step is fast in plain bytecode:
-- for each (batch, output channel, input channel) the input plane is copied
-  once into a preallocated list with the padding already in place (zeros),
-  so the inner loops never test bounds and read Python floats (no boxing);
-  with one input channel per group (depthwise, or a 1-channel image) the
-  plane is copied once for all output channels that read it;
-- accumulators are a preallocated list of Python floats (one output plane):
-  double precision, no float32 rounding between terms;
+- each input plane is copied into a preallocated list with the padding
+  already in place (zeros), so the inner loops never test bounds and read
+  Python floats (no boxing); the 3x3 and row steps copy it once per pass of
+  output channels (as many as keep their accumulators within
+  _ACC_ELEMENTS: a stride-2 layer of ResNet-8 copies its input 4-16x less
+  often), other steps once per output channel; with one input channel per
+  group (depthwise, or a 1-channel image) the plane is copied once for all
+  output channels that read it;
+- accumulators are a preallocated list of Python floats (the output planes
+  of a pass): double precision, no float32 rounding between terms; each
+  output sums its terms in the same order whatever the pass size;
 - 3x3 kernels (the common case, any stride and dilation) sum all nine taps in
   one expression per output pixel (with stride and dilation 1 along rows the
   window slides: three list reads per pixel, not nine); kernels 2 to 5 taps wide sum each kernel
@@ -25,12 +29,14 @@ arithmetic results). The lists live as long as the loaded method.
 """
 
 from mpy_et import dtypes
+from mpy_et.port import const
 from portable_kernels import checks, conv_pointwise, conv_transposed, scratch
 from portable_kernels.conv_rows import conv_rows, fill_plane
 from portable_kernels.emitters import HAS_NATIVE
 from portable_kernels.loops import release
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
+_ACC_ELEMENTS = const(2048)
 
 
 def convolution_out(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
@@ -95,92 +101,113 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
         return conv_pointwise.prepare(x, weight, bias, out, n, oc, groups, cpg, h * w)
     # geometry in the padded plane: wp wide, the input starts at ph * wp + pw
     geom = (n, groups, oc // groups, cpg, h, w, wp, ph * wp + pw, oh, ow, sh * wp, sw)
-    acc = scratch.floats(oh * ow, "conv acc")
     plane = None if direct else scratch.floats(hp * wp, "conv plane")
+    og = passes(oc // groups, oh * ow)
     if kh == 3 and kw == 3:
         taps = tuple(i * dh * wp + j * dw for i in range(3) for j in range(3))
-        return _conv3x3, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (sw == 1 and dw == 1,) + taps[1:]
+        acc = scratch.floats(og * oh * ow, "conv acc")
+        return _conv3x3, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (sw == 1 and dw == 1, og) + taps[1:]
     if 2 <= kw <= 5 and not direct:
-        return conv_rows, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (kh, kw, dh * wp, dw)
+        acc = scratch.floats(og * oh * ow, "conv acc")
+        return conv_rows, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (kh, kw, dh * wp, dw, og)
+    acc = scratch.floats(oh * ow, "conv acc")
     taps = tuple(i * dh * wp + j * dw for i in range(kh) for j in range(kw))
     return _conv, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (taps, direct)
 
 
+def passes(opg, ohw):
+    """Output channels per pass of _conv3x3 and conv_rows: as many as keep the accumulator
+    planes within _ACC_ELEMENTS sums (at least one), so each copy of an input
+    plane serves them all."""
+    return max(1, min(opg, _ACC_ELEMENTS // ohw))
+
+
 def _conv3x3(ctx):
-    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, slide, t1, t2, t3, t4, t5, t6, t7, t8 = ctx
+    x, wt, bias, o, acc, pl, oc_n, n, groups, opg, cpg, h, w, wp, p0, oh, ow, rstep, sw, slide, og, t1, t2, t3, t4, t5, t6, t7, t8 = ctx
     hw = h * w
     gstride = cpg * hw
     ohw = oh * ow
     filled = -1  # input offset of the plane in pl
     oi = 0
     for b in range(n):
-        for oc in range(oc_n):
-            bv = bias[oc] if bias is not None else 0.0
-            for j in range(ohw):
-                acc[j] = bv
-            xi = (b * groups + oc // opg) * gstride
-            wi = oc * cpg * 9
-            for _ in range(cpg):
-                if xi != filled:  # one input channel per group: reuse the plane
-                    fill_plane(x, xi, pl, p0, h, w, wp)
-                    filled = xi
-                xi += hw
-                w0 = wt[wi]
-                w1 = wt[wi + 1]
-                w2 = wt[wi + 2]
-                w3 = wt[wi + 3]
-                w4 = wt[wi + 4]
-                w5 = wt[wi + 5]
-                w6 = wt[wi + 6]
-                w7 = wt[wi + 7]
-                w8 = wt[wi + 8]
-                wi += 9
+        for g in range(groups):
+            oc = g * opg
+            oc_end = oc + opg
+            while oc < oc_end:  # a pass: up to og output channels share each plane copy
+                cnt = oc_end - oc if oc_end - oc < og else og
                 j = 0
-                r = 0
-                if slide:  # stride and dilation 1 along rows: the window slides, one new read per kernel row
-                    for _ in range(oh):
-                        u0 = pl[r]
-                        u1 = pl[r + 1]
-                        v0 = pl[r + t3]
-                        v1 = pl[r + t4]
-                        y0 = pl[r + t6]
-                        y1 = pl[r + t7]
-                        a = r + 2
-                        for _ in range(ow):
-                            u2 = pl[a]
-                            v2 = pl[a + t3]
-                            y2 = pl[a + t6]
-                            acc[j] += w0 * u0 + w1 * u1 + w2 * u2 + w3 * v0 + w4 * v1 + w5 * v2 + w6 * y0 + w7 * y1 + w8 * y2
-                            u0 = u1
-                            u1 = u2
-                            v0 = v1
-                            v1 = v2
-                            y0 = y1
-                            y1 = y2
-                            j += 1
-                            a += 1
-                        r += rstep
-                    continue
-                for _ in range(oh):
-                    a = r
-                    for _ in range(ow):  # counted: range() with a variable step would allocate
-                        acc[j] += (
-                            w0 * pl[a]
-                            + w1 * pl[a + t1]
-                            + w2 * pl[a + t2]
-                            + w3 * pl[a + t3]
-                            + w4 * pl[a + t4]
-                            + w5 * pl[a + t5]
-                            + w6 * pl[a + t6]
-                            + w7 * pl[a + t7]
-                            + w8 * pl[a + t8]
-                        )
+                for c in range(oc, oc + cnt):
+                    bv = bias[c] if bias is not None else 0.0
+                    for _ in range(ohw):
+                        acc[j] = bv
                         j += 1
-                        a += sw
-                    r += rstep
-            for j in range(ohw):
-                o[oi] = acc[j]
-                oi += 1
+                xi = (b * groups + g) * gstride
+                for ic in range(cpg):
+                    if xi != filled:  # one input channel per group: reuse the plane
+                        fill_plane(x, xi, pl, p0, h, w, wp)
+                        filled = xi
+                    xi += hw
+                    wi = (oc * cpg + ic) * 9
+                    j0 = 0
+                    for _ in range(cnt):
+                        w0 = wt[wi]
+                        w1 = wt[wi + 1]
+                        w2 = wt[wi + 2]
+                        w3 = wt[wi + 3]
+                        w4 = wt[wi + 4]
+                        w5 = wt[wi + 5]
+                        w6 = wt[wi + 6]
+                        w7 = wt[wi + 7]
+                        w8 = wt[wi + 8]
+                        wi += cpg * 9
+                        j = j0
+                        j0 += ohw
+                        r = 0
+                        if slide:  # stride and dilation 1 along rows: the window slides, one new read per kernel row
+                            for _ in range(oh):
+                                u0 = pl[r]
+                                u1 = pl[r + 1]
+                                v0 = pl[r + t3]
+                                v1 = pl[r + t4]
+                                y0 = pl[r + t6]
+                                y1 = pl[r + t7]
+                                a = r + 2
+                                for _ in range(ow):
+                                    u2 = pl[a]
+                                    v2 = pl[a + t3]
+                                    y2 = pl[a + t6]
+                                    acc[j] += w0 * u0 + w1 * u1 + w2 * u2 + w3 * v0 + w4 * v1 + w5 * v2 + w6 * y0 + w7 * y1 + w8 * y2
+                                    u0 = u1
+                                    u1 = u2
+                                    v0 = v1
+                                    v1 = v2
+                                    y0 = y1
+                                    y1 = y2
+                                    j += 1
+                                    a += 1
+                                r += rstep
+                            continue
+                        for _ in range(oh):
+                            a = r
+                            for _ in range(ow):  # counted: range() with a variable step would allocate
+                                acc[j] += (
+                                    w0 * pl[a]
+                                    + w1 * pl[a + t1]
+                                    + w2 * pl[a + t2]
+                                    + w3 * pl[a + t3]
+                                    + w4 * pl[a + t4]
+                                    + w5 * pl[a + t5]
+                                    + w6 * pl[a + t6]
+                                    + w7 * pl[a + t7]
+                                    + w8 * pl[a + t8]
+                                )
+                                j += 1
+                                a += sw
+                            r += rstep
+                for j in range(cnt * ohw):
+                    o[oi] = acc[j]
+                    oi += 1
+                oc += cnt
     release(acc)
     if pl is not None:
         release(pl)

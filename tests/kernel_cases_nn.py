@@ -43,6 +43,8 @@ def conv_cases():
         ("1-D k1", (1, 4, 6), (2, 4, 1), False, [1], [0], [1], 1),
         ("1x1 groups 2 batch 2", (2, 4, 3, 5), (6, 2, 1, 1), True, [1, 1], [0, 0], [1, 1], 2),
         ("1x1 k=9 channels", (1, 9, 2, 3), (2, 9, 1, 1), True, [1, 1], [0, 0], [1, 1], 1),
+        # 700 outputs per channel: passes of 2 + 1 output channels per group (op_convolution.passes)
+        ("3x3 groups 2 in passes", (1, 2, 20, 35), (6, 1, 3, 3), True, [1, 1], [1, 1], [1, 1], 2),
     ]
     cases = []
     for name, xs, ws, has_bias, stride, padding, dilation, groups in configs:
