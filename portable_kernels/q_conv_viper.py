@@ -70,6 +70,10 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
         from portable_kernels import q_conv_dw_viper
 
         return q_conv_dw_viper.prepare(x, weight, params, geom, tail, out)
+    if not HAS_THUMB and (opg <= 2 or cpg == 1) and kh == 3 and kw == 3 and dh == 1 and dw == 1 and cpg <= 1024:
+        from portable_kernels import q_conv_direct_viper
+
+        return q_conv_direct_viper.prepare(x, weight, params, geom, tail, out)
     oc_n = weight.sizes[0]
     kn = weight.numel // oc_n
     kp = (kn + 3) & ~3

@@ -49,6 +49,9 @@ LAYERS = [
     ("conv 3x3 16 -> 16 (resnet)", (1, 16, 8, 8), (16, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
     ("conv 5x5 grouped 2", (2, 6, 11, 11), (10, 3, 5, 5), (1, 1), (2, 2), (1, 1), 2),
     ("linear 100 -> 37, 3 rows", (3, 100), (37, 100), None, None, None, None),
+    ("conv 3x3 8 -> 1 (decoder)", (1, 8, 9, 7), (1, 8, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ("conv 3x3 s2 4 -> 4 grouped 2", (2, 4, 9, 8), (4, 2, 3, 3), (2, 2), (1, 1), (1, 1), 2),
+    ("conv 3x3 s2 1 -> 8 (first layer)", (1, 1, 11, 10), (8, 1, 3, 3), (2, 2), (1, 1), (1, 1), 1),
 ]
 
 
@@ -88,7 +91,7 @@ def run_layer(spec, fast):
 
 def step_name(step, ctx):
     """module.function of a step (MicroPython functions have no __module__)."""
-    for mod in ("q_conv_dw_viper", "q_conv_viper", "q_conv2d"):
+    for mod in ("q_conv_dw_viper", "q_conv_direct_viper", "q_conv_viper", "q_conv2d"):
         m = sys.modules.get("portable_kernels." + mod)
         for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref"):
             if m is not None and getattr(m, fn, None) is step:
