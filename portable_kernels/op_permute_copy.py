@@ -4,11 +4,13 @@ Any dtype (int64 is copied as int32 halves). The step walks out in order and
 gathers from x with the permuted strides (loops.run_rows); integer steps do
 not allocate, float steps box one float per element. Byte and halfword
 tensors (int8 programs) get a step marked allocation-free (mpy_et/noalloc.py):
-their elements are small ints on every port.
+their elements are small ints on every port; 1-byte ones are gathered in
+viper where the port has the emitter (gather_bytes_viper.py).
 """
 
 from mpy_et import dtypes, noalloc
-from portable_kernels import checks, loops
+from portable_kernels import checks, loops, strided
+from portable_kernels.emitters import HAS_NATIVE
 
 _SMALL_INTS = (dtypes.BYTE, dtypes.CHAR, dtypes.SHORT, dtypes.BOOL)
 
@@ -35,6 +37,12 @@ def permute_copy_out(x, dims, out):
         return None
     if plan[0] == 0 and step == 1:  # the identity permutation (up to size-1 dims)
         return loops.copy_all(x, out)
+    if HAS_NATIVE and dtypes.itemsize(x.dtype) == 1 and step >= 0:
+        from portable_kernels import gather_bytes_viper
+
+        fast = gather_bytes_viper.prepare(x, out, strided.row_starts(plan, plan[7]), n, step)
+        if fast is not None:
+            return fast
     step_fn = _small_int_rows if x.dtype in _SMALL_INTS else loops.run_rows
     return step_fn, loops.rows_ctx(loops.copy_row, (src, dst, n, step), plan)
 

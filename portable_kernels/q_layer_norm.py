@@ -7,11 +7,11 @@ U = floor((n*(x - zx) - S1) * 2^j * 2^11 / r) and
 out = clamp(zo + requant(sign_c * U + B_c), -128, 127) with (sign_c, B_c) =
 offsets[c] and (M, s, L) = requant[c]. n <= 128 and the table's bounds are
 checked at load, so every value stays a small int on 32-bit ports and the
-step does not allocate.
+step does not allocate (viper: q_layer_norm_viper.py).
 """
 
 from mpy_et import dtypes, noalloc
-from portable_kernels import checks
+from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import channel_params, check_int8, requant, zero_point
 
 MAX_N = 128
@@ -54,6 +54,10 @@ def layer_norm_out(x, requant_t, offsets, eps_table, x_zero_point, out_zero_poin
     if out.numel == 0:
         return None
     rows = out.numel // n
+    if q_requant.use_viper:
+        from portable_kernels import q_layer_norm_viper
+
+        return q_layer_norm_viper.prepare(x, out, rows, n, zx, zo, et, signs, bias, ms, ss, ls)
     return _step, (x.data, out.data, rows, n, zx, zo, et, signs, bias, ms, ss, ls)
 
 

@@ -6,11 +6,12 @@ each row: m = max(x), S = sum of T[m - x], and
     out = out_zp + (T[m - x] * levels + S // 2) // S, at most 127
 (output scale 1 / levels, 256 with zero point -128 as in TFLite Micro). The
 load checks n * T[0] <= 2**29 and T[0] * levels <= 2**29: every value stays a
-small int on 32-bit ports, so the step does not allocate.
+small int on 32-bit ports, so the step does not allocate (viper:
+q_softmax_viper.py).
 """
 
 from mpy_et import dtypes, noalloc
-from portable_kernels import checks
+from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import check_int8, zero_point
 
 
@@ -41,6 +42,10 @@ def softmax_out(x, table, dim, levels, out_zero_point, out):
     for s in x.sizes[d + 1 :]:
         inner *= s
     outer = x.numel // (n * inner)
+    if q_requant.use_viper:
+        from portable_kernels import q_softmax_viper
+
+        return q_softmax_viper.prepare(x, table, out, outer, n, inner, levels, zo)
     return _softmax, (x.data, out.data, td, outer, n, inner, levels, zo)
 
 

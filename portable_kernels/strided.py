@@ -47,7 +47,7 @@ def raw_view(t, first=0):
     return typed_view(t.buf, t.offset + first * size, count * n, kind), n
 
 
-def _row_starts(plan, n):
+def row_starts(plan, n):
     """The source offset of each of the plan's rows (load time)."""
     nd, sizes, sa = plan[0], plan[1], plan[2]
     idx = [0] * nd
@@ -86,7 +86,7 @@ def gather(x, out, sizes, strides, offset, same_bytes=False):
         src = x.buffer
         dst = out.buffer
         nb = n * unit_bytes
-        starts = _row_starts(plan, nrows)
+        starts = row_starts(plan, nrows)
         srcs = [src[offset * item + a * unit_bytes : offset * item + a * unit_bytes + nb] for a in starts]
         dsts = [dst[r * nb : (r + 1) * nb] for r in range(nrows)]
         return loops.copy_bytes, (dsts, srcs, nrows)
