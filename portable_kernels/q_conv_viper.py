@@ -191,6 +191,10 @@ def _gather(x: ptr8, col: ptr8, d: int, g: ptr32, sxobj, colobj, plane: int, oy:
         return
     # patch position k = (c, ky, kx) for every pixel at once: a strided copy
     # of the input row between two runs of padding (the tail k >= kn is 0)
+    xa = int(x)
+    kp2 = kp + kp
+    kp3 = kp2 + kp
+    kp4 = kp3 + kp
     k = 0
     for c in range(cpg):
         cb = xb + c * hw
@@ -217,11 +221,19 @@ def _gather(x: ptr8, col: ptr8, d: int, g: ptr32, sxobj, colobj, plane: int, oy:
                     col[d] = pad
                     d += kp
                 e = hi * kp + k
-                i = cb + iy * w + lo * sw - t
+                x = ptr8(xa + cb + iy * w + lo * sw - t)  # noqa: F821
+                if sw == 1:  # four bytes per pass
+                    while d < e - kp3:
+                        col[d] = x[0] ^ 0x80
+                        col[d + kp] = x[1] ^ 0x80
+                        col[d + kp2] = x[2] ^ 0x80
+                        col[d + kp3] = x[3] ^ 0x80
+                        d += kp4
+                        x = ptr8(int(x) + 4)  # noqa: F821
                 while d < e:
-                    col[d] = x[i] ^ 0x80
+                    col[d] = x[0] ^ 0x80
                     d += kp
-                    i += sw
+                    x = ptr8(int(x) + sw)  # noqa: F821
                 e = ow * kp + k
                 while d < e:
                     col[d] = pad
