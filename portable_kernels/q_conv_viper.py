@@ -14,8 +14,8 @@ _gather writes the patch of every pixel of the row (kp bytes each, kp =
 patch length rounded up to 4, the tail left 0) and its byte sum; a dot
 kernel computes every (pixel, output channel) dot of the group into an
 int32 row (q_dot_thumb.dots in Arm Thumb assembly where the port has it,
-with weights in rows; _dots here elsewhere, with weights interleaved 8
-channels at a time); _requant_row writes the int8 outputs. Depthwise
+with weights interleaved 2 channels at a time; _dots here elsewhere, 8 at
+a time); _requant_row writes the int8 outputs. Depthwise
 convolution (one input and one output channel per group) has its own
 step in q_conv_dw_viper.py. No step allocates.
 """
@@ -78,16 +78,11 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
     kn = weight.numel // oc_n
     kp = (kn + 3) & ~3
     wd = weight.data
-    wb = bytearray(oc_n * kp)  # rows of kp bytes, tail 0 (Thumb); viper: _interleave's layout
-    if HAS_THUMB:
-        for oc in range(oc_n):
-            for i in range(kn):
-                wb[oc * kp + i] = wd[oc * kn + i] + 128
-    else:
-        _interleave(wd, wb, oc_n // opg, opg, kn, kp)
+    wb = bytearray(oc_n * kp)  # _interleave's layout, tail 0
+    _interleave(wd, wb, oc_n // opg, opg, kn, kp, (2, 1) if HAS_THUMB else (8, 4, 1))
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp])
-    # dot control: pixels, kp, channels, weight offset, then the kernel's scratch
-    ctl = array("i", [ow, kp, opg, 0, 0, 0, 0, 0])
+    # dot control: pixels, kp, channels, weight offset, the kernel's scratch, channel pairs, odd channel
+    ctl = array("i", [ow, kp, opg, 0, 0, 0, 0, 0, 0, opg >> 1, opg & 1])
     rq = rqctl = None
     if HAS_THUMB:
         from portable_kernels.q_dot_thumb import dots
@@ -324,17 +319,20 @@ def _requant_row(o: ptr8, a: ptr32, sx: ptr32, pobj, gobj, accobj, sxobj, oobj, 
             o = ptr8(int(o) + 1)  # noqa: F821
 
 
-def _interleave(wd, wb, groups, opg, kn, kp):
-    """Unsigned weights for _dots: per group, blocks of 8 channels, then one
-    of 4, then single channels; a block of b channels stores, for every 4
-    patch positions, b runs of 4 bytes (one per channel), so the kernel walks
-    it with constant offsets. Patch positions >= kn stay 0."""
+def _interleave(wd, wb, groups, opg, kn, kp, blocks=(8, 4, 1)):
+    """Unsigned weights for _dots (q_dot_thumb.dots: blocks (2, 1)): per
+    group, as many blocks of the first size as fit, then of the next sizes;
+    a block of b channels stores, for every 4 patch positions, b runs of 4
+    bytes (one per channel), so the kernel walks it with constant offsets.
+    Patch positions >= kn stay 0."""
     pos = 0
     for gi in range(groups):
         oc = gi * opg
         end = oc + opg
         while oc < end:
-            b = 8 if oc + 8 <= end else (4 if oc + 4 <= end else 1)
+            for b in blocks:
+                if oc + b <= end:
+                    break
             for k in range(0, kp, 4):
                 for q in range(b):
                     row = (oc + q) * kn
