@@ -197,6 +197,29 @@ def test_float_islands_are_reported_and_exact():
         assert (got - want).abs().max().item() < 1e-6, (target, got, want)
 
 
+def test_masked_attention_stays_float_and_is_reported():
+    """Only plain attention is unrolled into int8 bmm / softmax; a causal one
+    keeps PyTorch's float decomposition, listed in the report, and still runs."""
+
+    class Causal(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q = nn.Linear(16, 16)
+
+        def forward(self, x):
+            q = self.q(x).reshape(1, 2, 8, 8)
+            return nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+
+    torch.manual_seed(2)
+    x = (torch.randn(1, 8, 16),)
+    report = {}
+    pte = export(Causal().eval(), x, quantize="int8", calibration=[(torch.randn(1, 8, 16),) for _ in range(4)], report=report)
+    floats = {op for op, _ in report["float_ops"]}
+    assert {"aten::bmm", "aten::_softmax", "aten::where"} <= floats, floats
+    got = run(pte, x, "unix", repeat=1).outputs[0]
+    assert (got - report["reference"](*x)).abs().max().item() < 1e-5
+
+
 def test_requantization_is_32_bit_safe_and_exact():
     torch.manual_seed(2)
     reals = 2.0 ** (torch.rand(2000, dtype=torch.float64) * 40 - 32)
