@@ -123,7 +123,7 @@ def _prepare_thumb(x, weight, params, geom, tail, out):
     signed taps, q_requant_thumb.rows requantizes. Same integers as the other steps:
     sum(xb * w) = sum(xb * wb) - 128 * sum(xb) (params' constant is kept)."""
     from portable_kernels.q_conv_viper import _shared
-    from portable_kernels.q_dw_thumb import dw3x3
+    from portable_kernels.q_dw_thumb import dw3x3, pad_plane
     from portable_kernels.q_requant_thumb import make_ctl, rows
 
     n, ch, _, _, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
@@ -135,24 +135,43 @@ def _prepare_thumb(x, weight, params, geom, tail, out):
     # requantized by q_requant_thumb.rows as one channel of oh * ow pixels whose patch sums are 0
     rqctl = make_ctl(params, ch, 1, oh * ow, oh * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
     zeros = _shared("zero", oh * ow)  # never written
-    ctx = (x.buf, taps, out.buf, params, g, _shared("col", wp * hp), _shared("acc", oh * ow), ctl, dw3x3, rows, rqctl, zeros)
+    pctl = array("i", [0, w, h, pw, ph * wp, (hp - h - ph) * wp, tail[0], 0])  # q_dw_thumb.pad_plane's
+    ctx = (
+        x.buf,
+        taps,
+        out.buf,
+        params,
+        g,
+        _shared("col", wp * hp),
+        _shared("acc", oh * ow),
+        ctl,
+        dw3x3,
+        rows,
+        rqctl,
+        zeros,
+        pad_plane,
+        pctl,
+    )
     return _step_thumb, ctx
 
 
 def _step_thumb(ctx):
-    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11])
+    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13])
 
 
 @micropython.viper
-def _dw_planes(xobj, tapobj, oobj, pobj, gobj, padobj, dobj, ctlobj, kern, rq, rqobj, zobj):
+def _dw_planes(xobj, tapobj, oobj, pobj, gobj, padobj, dobj, ctlobj, kern, rq, rqobj, zobj, padfn, pctlobj):
     g = ptr32(gobj)  # noqa: F821
     ctl = ptr32(ctlobj)  # noqa: F821
+    pctl = ptr32(pctlobj)  # noqa: F821
     n = g[2]
     ch = g[3]
     npx = g[16] * g[17]
+    hw = g[6] * g[7]
     for plane in range(n * ch):
         c = plane % ch
-        _pad_plane(xobj, padobj, gobj, plane)
+        pctl[0] = g[0] + plane * hw
+        padfn(xobj, padobj, pctlobj)
         ctl[5] = c * 36
         kern(padobj, tapobj, dobj, ctlobj)
         rc = ptr32(rqobj)  # noqa: F821
