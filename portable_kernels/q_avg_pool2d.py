@@ -2,10 +2,11 @@
 average pooling and means over H, W included), the window count folded
 into the requantization:
     out = clamp(zo + requant(sum(x - zx)), -128, 127).
-Does not allocate in the step."""
+Viper step (q_pool_viper.py) where the port has a native emitter. Does not
+allocate in the step."""
 
 from mpy_et import noalloc
-from portable_kernels import checks
+from portable_kernels import checks, q_requant
 from portable_kernels.q_requant import check_int8, requant, scalar_params, zero_point
 
 
@@ -25,6 +26,10 @@ def avg_pool2d_out(x, kernel_size, stride, x_zp, multiplier, shift, limit, out_z
     checks.out_shape(out, (n, c, oh, ow), what)
     if out.numel == 0:
         return None
+    if q_requant.use_viper:
+        from portable_kernels import q_pool_viper
+
+        return q_pool_viper.prepare_avg(x, out, n * c, h, w, kh, kw, sh, sw, oh, ow, zx, multiplier, shift, limit, zo)
     return _pool, (x.data, out.data, n * c, h, w, kh, kw, sh, sw, oh, ow, zx * kh * kw, multiplier, shift, limit, zo)
 
 
