@@ -74,7 +74,49 @@ def _add(a: ptr8, b: ptr8, o: ptr8, p: ptr32):  # noqa: F821 (viper types)
 
 def prepare_max_pool(x, out, planes, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
     p = array("i", [planes, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, x.offset, out.offset])
+    if (kh, kw, sh, sw, ph, pw, dh, dw) == (2, 2, 2, 2, 0, 0, 1, 1):
+        return _pool2_step, (x.buf, out.buf, p)
     return _pool_step, (x.buf, out.buf, p)
+
+
+def _pool2_step(ctx):
+    _pool2(0, 0, ctx[1], ctx[0], ctx[2])
+
+
+@micropython.viper
+def _pool2(a: ptr8, b: ptr8, o: ptr8, xobj, pobj):  # noqa: F821 (viper types)
+    """2x2 windows, stride 2, no padding: two row pointers and the output
+    pointer (the first locals: x64 viper's register locals) walk the rows."""
+    p = ptr32(pobj)  # noqa: F821
+    planes = int(p[0])
+    h = int(p[1])
+    w = int(p[2])
+    oh = int(p[11])
+    ow = int(p[12])
+    row = int(ptr8(xobj)) + int(p[13])  # noqa: F821
+    o = ptr8(int(o) + int(p[14]))  # noqa: F821
+    for _ in range(planes):
+        r = row
+        for _oy in range(oh):
+            a = ptr8(r)  # noqa: F821
+            b = ptr8(r + w)  # noqa: F821
+            for _ox in range(ow):
+                m = int(a[0]) ^ 0x80
+                v = int(a[1]) ^ 0x80
+                if v > m:
+                    m = v
+                v = int(b[0]) ^ 0x80
+                if v > m:
+                    m = v
+                v = int(b[1]) ^ 0x80
+                if v > m:
+                    m = v
+                o[0] = m ^ 0x80
+                o = ptr8(int(o) + 1)  # noqa: F821
+                a = ptr8(int(a) + 2)  # noqa: F821
+                b = ptr8(int(b) + 2)  # noqa: F821
+            r += w + w
+        row += h * w
 
 
 def _pool_step(ctx):
@@ -123,7 +165,7 @@ def _pool(x: ptr8, o: ptr8, p: ptr32):  # noqa: F821 (viper types)
         base += h * w
 
 
-noalloc.mark(_add_step, _pool_step)
+noalloc.mark(_add_step, _pool_step, _pool2_step)
 
 
 def prepare_dequantize(x, table, out):
