@@ -8,10 +8,14 @@ Reference step (every port): for each output pixel the window is gathered
 once into a preallocated list as (x - zx), padding as 0, then dotted with
 each output channel's weights. Fast steps (ports with a native emitter,
 q_conv_viper.py): the same integers with unsigned bytes, a row of patches
-at a time, depthwise in place (q_conv_dw_viper.py); on Arm the dots and the
-requantization are asm_thumb (q_dot_thumb.py, q_dw_thumb.py,
-q_requant_thumb.py). All bit-identical to host_tools/quant_ref.py. No step
-allocates.
+at a time (gathered one patch position at a time for the whole row), 8
+output channels per pass; 3x3 depthwise from padded planes
+(q_conv_dw_viper.py); 3x3 with 1-2 output channels per group or one input
+channel read in place (q_conv_direct_viper.py, ports without asm_thumb). On
+Arm the row gather, the dots (2 channels per pass), the depthwise windows
+and the requantization are asm_thumb (q_gather_thumb.py, q_dot_thumb.py,
+q_dw_thumb.py, q_requant_thumb.py). All bit-identical to
+host_tools/quant_ref.py. No step allocates.
 """
 
 from mpy_et import dtypes, noalloc
