@@ -263,6 +263,48 @@ def cmd_demo(args):
             ok = worst <= args.atol
             print("%s (tolerance %g)" % ("MATCH" if ok else "MISMATCH", args.atol))
             status |= 0 if ok else 1
+        if not args.no_int8:
+            status |= _demo_int8(model, inputs, tmp, args)
+    return status
+
+
+def _demo_int8(model, inputs, tmp, args):
+    """The same CNN quantized to int8 (PT2E, 16 random calibration inputs):
+    exact against our host integer reference, within one output quantum of
+    PyTorch's PT2E graph, and execute() allocation-free."""
+    import torch
+
+    from host_tools import export, run
+    from host_tools.quantize import report_lines
+
+    torch.manual_seed(0)
+    calibration = [tuple(torch.randn_like(t) for t in inputs) for _ in range(16)]
+    report = {}
+    path = os.path.join(tmp, "cnn_int8.pte")
+    data = export(model, inputs, path, quantize="int8", calibration=calibration, report=report)
+    print("\nexported the example CNN as int8: %d bytes; %s" % (len(data), "; ".join(report_lines(report))))
+    with torch.no_grad():
+        want = report["reference"](*inputs)
+    status = 0
+    for target in args.targets:
+        print("\n== %s, int8 ==" % target)
+        res = _run(run, path, inputs, target, repeat=args.repeat)
+        got = res.outputs[0]
+        exact = torch.equal(got, want)
+        with torch.no_grad():
+            err = (got - model(*inputs)).abs().max().item()
+        s = res.stats
+        print(
+            "max |int8 - fp32 PyTorch| = %.3g; %s the host integer reference; execute %s us (median), allocated %s B%s"
+            % (
+                err,
+                "equal to" if exact else "DIFFERENT from",
+                s.get("execute_us"),
+                s.get("execute_heap_bytes"),
+                " (heap locked)" if s.get("execute_heap_locked") else "",
+            )
+        )
+        status |= 0 if exact else 1
     return status
 
 
@@ -301,6 +343,7 @@ def _parser():
     d.add_argument("--targets", nargs="+", default=["unix"], choices=TARGETS)
     d.add_argument("--repeat", type=int, default=5)
     d.add_argument("--atol", type=float, default=1e-5)
+    d.add_argument("--no-int8", action="store_true", help="skip the int8 export and run")
     d.set_defaults(fn=cmd_demo)
     from host_tools.cli_dist import add_parsers
 

@@ -13,10 +13,10 @@ stays float: `fuse()` returns their names for the export report.
 
 import torch
 
-from host_tools import quant_ops, quant_ref, quant_ref_norm
+from host_tools import quant_ops, quant_ref, quant_ref_log_softmax, quant_ref_norm
 from host_tools.ir import Instruction
 from host_tools.lower import Lowering, where
-from host_tools.quantize import LUT
+from host_tools.quantize import LOG_SOFTMAX, LUT
 
 _aten = torch.ops.aten
 _qd = torch.ops.quantized_decomposed
@@ -230,6 +230,27 @@ class Fuser:
             return False  # inner size too long for 30-bit sums: stays float
         m, s, lim = quant_ref.requant_params(a[1] * b[1] / so)
         self.replace(q, quant_ops.op("bmm"), [a[0], b[0], a[2], b[2], m, s, lim, zo, lo, hi], "bmm")
+        return True
+
+    def log_softmax(self, node):
+        """log_softmax over one dim -> exp and log tables (host_tools/quant_ref_log_softmax.py)."""
+        src = self.source(node.args[0])
+        out = self._plain_out(node)
+        if src is None or out is None or _arg(node, 2, None) not in (None, False) or node.kwargs:
+            return False  # dtype= / half_to_float: stays float
+        x, sx, zx = src
+        q, so, zo = out[:3]
+        shape = _shape(node.args[0])
+        dim = int(node.args[1]) % len(shape)
+        try:
+            made = quant_ref_log_softmax.tables(sx, shape[dim], so)
+        except quant_ref.QuantRangeError:
+            return False
+        if made is None:
+            return False
+        with self.graph.inserting_before(q):
+            consts = [self.attr(made[0], "softmax_table"), self.attr(made[1], "log_table")]
+        self.replace(q, quant_ops.op("log_softmax"), [x] + consts + [dim, made[2], zo], "log_softmax")
         return True
 
     def layer_norm(self, node):
@@ -461,6 +482,8 @@ class Fuser:
                 self.bmm(node)
             elif t == _aten.layer_norm.default:
                 self.layer_norm(node)
+            elif t in LOG_SOFTMAX:
+                self.log_softmax(node)
             elif t in _PASS or t in _RELU or t in _RELU6 or t in _HARDTANH or t in _POOLS_CAT:
                 self.same_scale(node)
             elif t in LUT:

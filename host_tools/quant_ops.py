@@ -9,7 +9,7 @@ portable_kernels/q_<name>.py implements. Schemas: SCHEMAS below.
 import torch
 import torch.ao.quantization.fx._decomposed  # noqa: F401 (registers quantized_decomposed ops)
 
-from host_tools import quant_ref, quant_ref_bmm, quant_ref_norm
+from host_tools import quant_ref, quant_ref_bmm, quant_ref_log_softmax, quant_ref_norm
 
 NAMESPACE = "mpy_et_quant"
 
@@ -63,6 +63,11 @@ SCHEMAS = {
     "upsample_nearest2d": ("Tensor x, float[] scale_factors", torch.int8, quant_ref.upsample_nearest2d),
     "lut": ("Tensor x, Tensor table", torch.int8, quant_ref.lut),
     "softmax": ("Tensor x, Tensor table, int dim, int levels, int out_zero_point", torch.int8, quant_ref.softmax),
+    "log_softmax": (
+        "Tensor x, Tensor exp_table, Tensor log_table, int dim, int frac_bits, int out_zero_point",
+        torch.int8,
+        quant_ref_log_softmax.log_softmax,
+    ),
     "max_pool2d": ("Tensor x, int[] kernel_size, int[] stride, int[] padding, int[] dilation", torch.int8, quant_ref.max_pool2d),
     "avg_pool2d": (
         "Tensor x, int[] kernel_size, int[] stride, int x_zero_point, int multiplier, int shift, int limit, int out_zero_point",

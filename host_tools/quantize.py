@@ -50,6 +50,8 @@ RESCALE = {
 # Softmax: output scale 1/256, zero point -128 (as TFLite Micro / CMSIS-NN).
 SOFTMAX = {_aten.softmax.int, _aten._softmax.default}
 SOFTMAX_LEVELS = 256
+# log_softmax: its own (observed) output scale; tables in host_tools/quant_ref_log_softmax.py.
+LOG_SOFTMAX = {_aten.log_softmax.int, _aten._log_softmax.default}
 # Elementwise functions of one input: a 256-entry table (mpy_et_quant::lut).
 # Bounded outputs get fixed parameters (TFLite Micro's): sigmoid-like 1/256
 # with zero point -128, tanh 1/128 with 0; the others are observed.
@@ -211,6 +213,12 @@ def make_quantizer():
                         node.meta["quantization_annotation"] = QuantizationAnnotation(
                             input_qspec_map=qmap, output_qspec=act, _annotated=True
                         )
+                elif t in LOG_SOFTMAX:
+                    if not _float_tensor(node.args[0]):
+                        continue
+                    node.meta["quantization_annotation"] = QuantizationAnnotation(
+                        input_qspec_map={node.args[0]: act}, output_qspec=act, _annotated=True
+                    )
                 elif t is _aten.layer_norm.default:
                     if not _float_tensor(node.args[0]):
                         continue

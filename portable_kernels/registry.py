@@ -158,6 +158,7 @@ KERNELS = {
     "mpy_et_quant::dequantize_per_tensor.out": ("portable_kernels.q_dequantize_per_tensor", "dequantize_per_tensor_out"),
     "mpy_et_quant::layer_norm.out": ("portable_kernels.q_layer_norm", "layer_norm_out"),
     "mpy_et_quant::linear.out": ("portable_kernels.q_linear", "linear_out"),
+    "mpy_et_quant::log_softmax.out": ("portable_kernels.q_log_softmax", "log_softmax_out"),
     "mpy_et_quant::lut.out": ("portable_kernels.q_lut", "lut_out"),
     "mpy_et_quant::max_pool2d.out": ("portable_kernels.q_max_pool2d", "max_pool2d_out"),
     "mpy_et_quant::mul.out": ("portable_kernels.q_mul", "mul_out"),

@@ -232,6 +232,27 @@ def lookup_cases():
     ]
 
 
+def log_softmax_cases():
+    from host_tools import quant_ref_log_softmax
+
+    x = q(3, 10, seed=1300)
+    x[0] = 0
+    x[0, 4] = 100  # one dominant logit
+    et, lt, f = quant_ref_log_softmax.tables(0.05, 10, 0.06)
+    et2, lt2, f2 = quant_ref_log_softmax.tables(0.3, 3, 0.1)
+    y = q(2, 3, 4, seed=1301)
+    return [
+        _c("q log_softmax classifier", "log_softmax", [x, et, lt, -1, f, 127, Out((3, 10), I8)]),
+        _c("q log_softmax middle dim", "log_softmax", [y, et2, lt2, 1, f2, 100, Out((2, 3, 4), I8)]),
+        Case(
+            "q log_softmax error log table",
+            "mpy_et_quant::log_softmax.out",
+            [x, et, lt[:100], -1, f, 127, Out((3, 10), I8)],
+            error=(INVALID_ARGUMENT, "log_table must be int32[514]"),
+        ),
+    ]
+
+
 def attention_cases():
     """bmm (attention's scores and weighted values) and layer norm."""
     from host_tools import quant_ref_norm
@@ -285,4 +306,5 @@ def cases():
         + softmax_cases()
         + lookup_cases()
         + attention_cases()
+        + log_softmax_cases()
     )
