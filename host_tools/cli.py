@@ -83,7 +83,12 @@ def cmd_export(args):
     with torch.no_grad():
         expected = model(*inputs)
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
-    torch.save({"inputs": list(inputs), "outputs": expected}, reference_path(args.output))
+    saved = {"inputs": list(inputs), "outputs": expected}
+    if quant:  # `run` compares an int8 program with the host integer reference (exact), and shows the fp32 gap
+        with torch.no_grad():
+            ours = quant["report"]["reference"](*inputs)
+        saved = {"inputs": list(inputs), "outputs": list(ours) if isinstance(ours, (tuple, list)) else [ours], "fp32_outputs": expected}
+    torch.save(saved, reference_path(args.output))
     print("wrote %s (%d bytes)" % (args.output, len(data)))
     if quant:
         from host_tools.quantize import report_lines
@@ -167,6 +172,7 @@ def cmd_run(args):
 
     _check_program(args.pte, "forward")
     ref = reference_path(args.pte)
+    fp32 = None
     if args.inputs:  # given inputs: compare only with --model, else just report
         from host_tools.cli_dist import load_inputs
 
@@ -187,6 +193,9 @@ def cmd_run(args):
             inputs, expected = saved["inputs"], saved["outputs"]
         except Exception as e:
             raise CliError("cannot read the reference %s (%s); export again or pass --model" % (ref, e)) from e
+        fp32 = saved.get("fp32_outputs")
+        if fp32 is not None:
+            print("int8 program: compared with the host integer reference (%s); fp32 PyTorch's outputs are the float gap" % ref)
     else:
         raise CliError("no inputs: pass --model MODEL.py, or export with `mpy-et export` (it writes %s)" % ref)
     if args.port:  # a board holding a flashed dist (mpy-et flash)
@@ -202,6 +211,9 @@ def cmd_run(args):
         _report(res, [])  # the timing and memory lines
         return 0
     worst = _report(res, expected)
+    if not (args.inputs or args.model) and fp32 is not None:
+        gap = max(float((g.double() - w.double()).abs().max()) for g, w in zip(res.outputs, fp32))
+        print("max |int8 - fp32 PyTorch| = %.3g (quantization error, not checked)" % gap)
     ok = worst <= args.atol
     print("%s (tolerance %g)" % ("MATCH" if ok else "MISMATCH", args.atol))
     return 0 if ok else 1

@@ -106,3 +106,15 @@ def test_micropython_found_next_to_the_interpreter_without_activation():
     env["MPY_ET_MICROPYTHON"] = "/opt/own/micropython"  # the variable still wins
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert proc.stdout.strip() == "/opt/own/micropython", proc
+
+
+def test_int8_export_then_run_compares_with_the_integer_reference(tmp_path, capsys):
+    """`mpy-et export --quantize int8` keeps the host integer reference for
+    `mpy-et run`: the program must match it exactly; the fp32 gap is shown."""
+    pte = str(tmp_path / "mlp_int8.pte")
+    assert cli.main(["export", "--zoo", "mlp", "--quantize", "int8", "-o", pte]) == 0
+    assert "stay float: none" in capsys.readouterr().out
+    assert cli.main(["run", pte, "--target", "unix", "--atol", "0", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "compared with the host integer reference" in out and "MATCH (tolerance 0)" in out, out
+    assert "max |int8 - fp32 PyTorch|" in out and "execute allocated 0 B" in out, out
