@@ -14,8 +14,8 @@ _gather writes the patch of every pixel of the row (kp bytes each, kp =
 patch length rounded up to 4, the tail left 0) and its byte sum; a dot
 kernel computes every (pixel, output channel) dot of the group into an
 int32 row (q_dot_thumb.dots in Arm Thumb assembly where the port has it,
-with weights interleaved 2 channels at a time; _dots here elsewhere, 8 at
-a time); _requant_row writes the int8 outputs. Depthwise
+with weights interleaved 2 channels at a time; q_dots_viper.dots elsewhere,
+8 at a time); _requant_row writes the int8 outputs. Depthwise
 convolution (one input and one output channel per group) has its own
 step in q_conv_dw_viper.py. No step allocates.
 """
@@ -26,6 +26,8 @@ import micropython
 
 from mpy_et import noalloc
 from portable_kernels.emitters import HAS_THUMB
+from portable_kernels.q_dots_viper import dots as viper_dots
+from portable_kernels.q_dots_viper import interleave
 
 _OFF = 1 << 29  # per-channel values are stored non-negative (ptr32 loads zero-extend on 64-bit)
 
@@ -78,8 +80,8 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
     kn = weight.numel // oc_n
     kp = (kn + 3) & ~3
     wd = weight.data
-    wb = bytearray(oc_n * kp)  # _interleave's layout, tail 0
-    _interleave(wd, wb, oc_n // opg, opg, kn, kp, (2, 1) if HAS_THUMB else (8, 4, 1))
+    wb = bytearray(oc_n * kp)  # interleave's layout, tail 0
+    interleave(wd, wb, oc_n // opg, opg, kn, kp, (2, 1) if HAS_THUMB else (8, 4, 1))
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp])
     # dot control: pixels, kp, channels, weight offset, the kernel's scratch, channel pairs, odd channel
     ctl = array("i", [ow, kp, opg, 0, 0, 0, 0, 0, 0, opg >> 1, opg & 1])
@@ -90,7 +92,7 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
 
         rq, rqctl = rows, make_ctl(params, oc_n, opg, ow, oh * ow, zo, lo, hi)
     else:
-        dots = _dots
+        dots = viper_dots
     g.append(1 if rq is not None else 0)  # g[24]: requantize with the Thumb rows
     gx = None
     if HAS_THUMB:
@@ -317,119 +319,6 @@ def _requant_row(o: ptr8, a: ptr32, sx: ptr32, pobj, gobj, accobj, sxobj, oobj, 
                 q = hi
             o[0] = q & 0xFF
             o = ptr8(int(o) + 1)  # noqa: F821
-
-
-def _interleave(wd, wb, groups, opg, kn, kp, blocks=(8, 4, 1)):
-    """Unsigned weights for _dots (q_dot_thumb.dots: blocks (2, 1)): per
-    group, as many blocks of the first size as fit, then of the next sizes;
-    a block of b channels stores, for every 4 patch positions, b runs of 4
-    bytes (one per channel), so the kernel walks it with constant offsets.
-    Patch positions >= kn stay 0."""
-    pos = 0
-    for gi in range(groups):
-        oc = gi * opg
-        end = oc + opg
-        while oc < end:
-            for b in blocks:
-                if oc + b <= end:
-                    break
-            for k in range(0, kp, 4):
-                for q in range(b):
-                    row = (oc + q) * kn
-                    for i in range(k, k + 4):
-                        if i < kn:
-                            wb[pos] = wd[row + i] + 128
-                        pos += 1
-            oc += b
-
-
-@micropython.viper
-def _dots(c: ptr8, w: ptr8, k: int, acsobj, ctlobj):  # noqa: F821
-    """acs[px * channels + j] = dot(patch px, channel j) over the weights of
-    _interleave: 8 (then 4, then 1) channels per pass over a patch, each patch
-    byte loaded once for all of them. The three hot values (patch pointer,
-    weight pointer, index) are the first three locals: the ones x64 viper
-    keeps in registers; both pointers are rebased rather than indexed."""
-    acs = ptr32(acsobj)  # noqa: F821
-    ctl = ptr32(ctlobj)  # noqa: F821
-    npx = ctl[0]
-    kp = ctl[1]
-    opg = ctl[2]
-    cbase = int(c)
-    wbase = int(w) + ctl[3]
-    j = 0
-    for px in range(npx):
-        c = ptr8(cbase + px * kp)  # noqa: F821
-        w = ptr8(wbase)  # noqa: F821
-        oc = 0
-        while oc + 7 < opg:
-            d0 = 0
-            d1 = 0
-            d2 = 0
-            d3 = 0
-            d4 = 0
-            d5 = 0
-            d6 = 0
-            d7 = 0
-            k = 0
-            while k < kp:
-                c0 = int(c[k])
-                c1 = int(c[k + 1])
-                c2 = int(c[k + 2])
-                c3 = int(c[k + 3])
-                d0 += c0 * int(w[0]) + c1 * int(w[1]) + c2 * int(w[2]) + c3 * int(w[3])
-                d1 += c0 * int(w[4]) + c1 * int(w[5]) + c2 * int(w[6]) + c3 * int(w[7])
-                d2 += c0 * int(w[8]) + c1 * int(w[9]) + c2 * int(w[10]) + c3 * int(w[11])
-                d3 += c0 * int(w[12]) + c1 * int(w[13]) + c2 * int(w[14]) + c3 * int(w[15])
-                d4 += c0 * int(w[16]) + c1 * int(w[17]) + c2 * int(w[18]) + c3 * int(w[19])
-                d5 += c0 * int(w[20]) + c1 * int(w[21]) + c2 * int(w[22]) + c3 * int(w[23])
-                d6 += c0 * int(w[24]) + c1 * int(w[25]) + c2 * int(w[26]) + c3 * int(w[27])
-                d7 += c0 * int(w[28]) + c1 * int(w[29]) + c2 * int(w[30]) + c3 * int(w[31])
-                w = ptr8(int(w) + 32)  # noqa: F821
-                k += 4
-            acs[j] = d0
-            acs[j + 1] = d1
-            acs[j + 2] = d2
-            acs[j + 3] = d3
-            acs[j + 4] = d4
-            acs[j + 5] = d5
-            acs[j + 6] = d6
-            acs[j + 7] = d7
-            j += 8
-            oc += 8
-        if oc + 3 < opg:
-            d0 = 0
-            d1 = 0
-            d2 = 0
-            d3 = 0
-            k = 0
-            while k < kp:
-                c0 = int(c[k])
-                c1 = int(c[k + 1])
-                c2 = int(c[k + 2])
-                c3 = int(c[k + 3])
-                d0 += c0 * int(w[0]) + c1 * int(w[1]) + c2 * int(w[2]) + c3 * int(w[3])
-                d1 += c0 * int(w[4]) + c1 * int(w[5]) + c2 * int(w[6]) + c3 * int(w[7])
-                d2 += c0 * int(w[8]) + c1 * int(w[9]) + c2 * int(w[10]) + c3 * int(w[11])
-                d3 += c0 * int(w[12]) + c1 * int(w[13]) + c2 * int(w[14]) + c3 * int(w[15])
-                w = ptr8(int(w) + 16)  # noqa: F821
-                k += 4
-            acs[j] = d0
-            acs[j + 1] = d1
-            acs[j + 2] = d2
-            acs[j + 3] = d3
-            j += 4
-            oc += 4
-        while oc < opg:
-            d0 = 0
-            k = 0
-            while k < kp:
-                d0 += int(c[k]) * int(w[0]) + int(c[k + 1]) * int(w[1]) + int(c[k + 2]) * int(w[2]) + int(c[k + 3]) * int(w[3])
-                w = ptr8(int(w) + 4)  # noqa: F821
-                k += 4
-            acs[j] = d0
-            j += 1
-            oc += 1
 
 
 noalloc.mark(_step)
