@@ -22,9 +22,9 @@ _KERNELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 # module written -> (docstring, import lines, [(plain module, [function, ...]), ...])
 VARIANTS = {
     "loops_native.py": (
-        "loops.accumulate, loops.accumulate_rows and loops.release",
+        "loops.accumulate, loops.accumulate_rows, loops.copy_row and loops.release",
         [],
-        [("loops.py", ["release", "accumulate", "accumulate_rows"])],
+        [("loops.py", ["release", "accumulate", "accumulate_rows", "copy_row"])],
     ),
     "conv_native.py": (
         "the convolution steps (op_convolution, conv_rows, conv_pointwise)",

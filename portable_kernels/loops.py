@@ -349,7 +349,7 @@ def copy_all(x, out):
 
 
 if HAS_NATIVE:  # the same functions compiled by the native emitter (host_tools/native_variants.py)
-    from portable_kernels.loops_native import accumulate, accumulate_rows, release  # noqa: E402, F401, F811
+    from portable_kernels.loops_native import accumulate, accumulate_rows, copy_row, release  # noqa: E402, F401, F811
 
 
 noalloc.mark(copy_bytes)

@@ -2,7 +2,7 @@
 `python -m host_tools.native_variants` after changing the plain code.
 
 @micropython.native copies of
-loops.accumulate, loops.accumulate_rows and loops.release.
+loops.accumulate, loops.accumulate_rows, loops.copy_row and loops.release.
 Imported only where portable_kernels.emitters.HAS_NATIVE (a SyntaxError elsewhere).
 """
 
@@ -103,3 +103,13 @@ def accumulate_rows(a, ai, rows, b, bi, k, n, acc, bs):
                 acc[p] += a0 * bs[j]
                 p += 1
             ar += k
+
+
+# from loops.py
+@micropython.native
+def copy_row(rctx, ia, ib, io):
+    """Row of a strided gather: out[io + k] = x[ia + k * step]."""
+    x, o, n, step = rctx
+    for k in range(io, io + n):
+        o[k] = x[ia]
+        ia += step

@@ -1,18 +1,20 @@
 """aten::permute_copy.out: out[i0, i1, ...] = x[...] with dims reordered.
 
-Any dtype (int64 is copied as int32 halves). The step walks out in order and
-gathers from x with the permuted strides (loops.run_rows); integer steps do
-not allocate, float steps box one float per element. Byte and halfword
-tensors (int8 programs) get a step marked allocation-free (mpy_et/noalloc.py):
-their elements are small ints on every port; 1-byte ones are gathered in
-viper where the port has the emitter (gather_bytes_viper.py).
+Any dtype. Elements of one raw unit (strided.raw_view: 4-byte words on
+64-bit ports, where an int32 is a small int, halfwords, bytes) move as
+small ints: nothing is boxed, every bit is kept (float32 NaN payloads
+included) and the step is marked allocation-free (mpy_et/noalloc.py).
+Wider ones (int64, float64; float32 on 32-bit ports, where moving two
+halfwords per element measured 3x slower than boxing a float) go through
+loops.copy_view: int64 as int32 halves, floats boxed one per element.
+The step walks out in order and gathers from x with the permuted strides
+(loops.run_rows); 1-byte tensors are gathered in viper where the port has
+the emitter (gather_bytes_viper.py).
 """
 
 from mpy_et import dtypes, noalloc
 from portable_kernels import checks, loops, strided
 from portable_kernels.emitters import HAS_NATIVE
-
-_SMALL_INTS = (dtypes.BYTE, dtypes.CHAR, dtypes.SHORT, dtypes.BOOL)
 
 
 def permute_copy_out(x, dims, out):
@@ -28,8 +30,13 @@ def permute_copy_out(x, dims, out):
         checks.fail("%s: dims %s is not a permutation of %d dims" % (what, list(dims), nd))
     sizes = tuple(x.sizes[d] for d in perm)
     checks.out_shape(out, sizes, what)
-    src, units = loops.copy_view(x)
-    dst = loops.copy_view(out)[0]
+    raw = strided.units_of(x.dtype) == 1
+    if raw:
+        src, units = strided.raw_view(x)
+        dst = strided.raw_view(out)[0]
+    else:
+        src, units = loops.copy_view(x)
+        dst = loops.copy_view(out)[0]
     st = loops.contiguous_strides(x.sizes)
     strides = [st[d] * units for d in perm] + [1]
     plan, n, step, _ = loops.rows_plan(sizes + (units,), strides, [0] * (nd + 1))
@@ -43,13 +50,12 @@ def permute_copy_out(x, dims, out):
         fast = gather_bytes_viper.prepare(x, out, strided.row_starts(plan, plan[7]), n, step)
         if fast is not None:
             return fast
-    step_fn = _small_int_rows if x.dtype in _SMALL_INTS else loops.run_rows
-    return step_fn, loops.rows_ctx(loops.copy_row, (src, dst, n, step), plan)
+    return (_raw_rows if raw else loops.run_rows), loops.rows_ctx(loops.copy_row, (src, dst, n, step), plan)
 
 
-def _small_int_rows(ctx):
-    """loops.run_rows over byte / halfword elements: nothing is boxed."""
+def _raw_rows(ctx):
+    """loops.run_rows over raw units (small ints): nothing is boxed."""
     loops.run_rows(ctx)
 
 
-noalloc.mark(_small_int_rows)
+noalloc.mark(_raw_rows)
