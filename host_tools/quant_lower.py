@@ -13,9 +13,10 @@ stays float: `fuse()` returns their names for the export report.
 
 import torch
 
-from host_tools import quant_ops, quant_ref, quant_ref_log_softmax, quant_ref_norm
+from host_tools import quant_ops, quant_ref
 from host_tools.ir import Instruction
 from host_tools.lower import Lowering, where
+from host_tools.quant_fuse_rows import RowPatterns, node_arg, node_shape
 from host_tools.quantize import LOG_SOFTMAX, LUT
 
 _aten = torch.ops.aten
@@ -52,15 +53,6 @@ def _strip_ones(shape):
     return shape
 
 
-def _arg(node, i, default):
-    return node.args[i] if len(node.args) > i else default
-
-
-def _shape(node):
-    """Shape of a node of the converted graph (ShapeProp ran in fuse())."""
-    return list(node.meta["tensor_meta"].shape)
-
-
 def _pair(v, n=2):
     if isinstance(v, int):
         return [v] * n
@@ -68,7 +60,7 @@ def _pair(v, n=2):
     return v * n if len(v) == 1 else v
 
 
-class Fuser:
+class Fuser(RowPatterns):
     def __init__(self, gm):
         self.gm = gm
         self.graph = gm.graph
@@ -110,7 +102,7 @@ class Fuser:
         if len(users) == 1 and users[0].op == "call_function" and users[0].target in _RELU + _RELU6 + _HARDTANH:
             c = users[0]
             if c.target in _HARDTANH:
-                lo_real, hi_real = float(_arg(c, 1, -1.0)), float(_arg(c, 2, 1.0))
+                lo_real, hi_real = float(node_arg(c, 1, -1.0)), float(node_arg(c, 2, 1.0))
             else:
                 lo_real, hi_real = 0.0, (6.0 if c.target in _RELU6 else None)
             node = c
@@ -168,7 +160,7 @@ class Fuser:
         w, sw = wq
         q, so, zo, lo, hi = out
         with self.graph.inserting_before(q):
-            b = self.bias(_arg(node, 2, None), sx, sw)
+            b = self.bias(node_arg(node, 2, None), sx, sw)
             if b is None:
                 return False
             rq = quant_ref.requant_table(sx * sw / so)
@@ -178,21 +170,21 @@ class Fuser:
             self.replace(q, quant_ops.op("linear"), [x] + consts + [zx, zo, lo, hi], "linear")
             return True
         nd = w.dim() - 2
-        geo = [_pair(_arg(node, 3, 1), nd), _pair(_arg(node, 4, 0), nd), _pair(_arg(node, 5, 1), nd), int(_arg(node, 6, 1))]
-        if isinstance(_arg(node, 4, 0), str):
+        geo = [_pair(node_arg(node, 3, 1), nd), _pair(node_arg(node, 4, 0), nd), _pair(node_arg(node, 5, 1), nd), int(node_arg(node, 6, 1))]
+        if isinstance(node_arg(node, 4, 0), str):
             return False  # padding="same"
         name = "conv2d" if nd == 2 else "conv1d"
         self.replace(q, quant_ops.op(name), [x] + consts + geo + [zx, zo, lo, hi], name)
         return True
 
     def binary(self, node):
-        a, b = self.source(node.args[0]), self.source(_arg(node, 1, None))
+        a, b = self.source(node.args[0]), self.source(node_arg(node, 1, None))
         add = node.target in (_aten.add.Tensor, _aten.sub.Tensor)
         out = self.out_quant(node) if add else self._plain_out(node)
-        if a is None or b is None or out is None or len(node.kwargs) or _arg(node, 2, 1) != 1:
+        if a is None or b is None or out is None or len(node.kwargs) or node_arg(node, 2, 1) != 1:
             return False  # alpha: stays float
         q, so, zo, lo, hi = out
-        shapes = [_shape(node.args[0]), _shape(node.args[1])]
+        shapes = [node_shape(node.args[0]), node_shape(node.args[1])]
         if shapes[0] != shapes[1]:
             if _strip_ones(shapes[0]) != _strip_ones(shapes[1]):
                 return False  # broadcasting: stays float
@@ -200,7 +192,9 @@ class Fuser:
             # (1, 1, H) and (1, H)): both viewed as the output's shape
             with self.graph.inserting_before(q):
                 a, b = [
-                    (self.graph.call_function(_aten.reshape.default, (src[0], _shape(node))),) + src[1:] if shape != _shape(node) else src
+                    (self.graph.call_function(_aten.reshape.default, (src[0], node_shape(node))),) + src[1:]
+                    if shape != node_shape(node)
+                    else src
                     for src, shape in ((a, shapes[0]), (b, shapes[1]))
                 ]
         if add:  # sub: b's multiplier negated
@@ -214,65 +208,6 @@ class Fuser:
         else:
             m, s, lim = quant_ref.requant_params(a[1] * b[1] / so)
             self.replace(q, quant_ops.op("mul"), [a[0], b[0], a[2], b[2], m, s, lim, zo, lo, hi], "mul")
-        return True
-
-    def bmm(self, node):
-        """int8 [B, M, K] @ int8 [B, K, N] (attention's scores and weighted values)."""
-        a, b = self.source(node.args[0]), self.source(node.args[1])
-        out = self._plain_out(node)
-        if a is None or b is None or out is None:
-            return False
-        q, so, zo, lo, hi = out
-        k = _shape(node.args[0])[2]
-        try:
-            quant_ref.check_range(torch.tensor([k * 255 * 255]), quant_ref.SMALL, "bmm accumulator bound")
-        except quant_ref.QuantRangeError:
-            return False  # inner size too long for 30-bit sums: stays float
-        m, s, lim = quant_ref.requant_params(a[1] * b[1] / so)
-        self.replace(q, quant_ops.op("bmm"), [a[0], b[0], a[2], b[2], m, s, lim, zo, lo, hi], "bmm")
-        return True
-
-    def log_softmax(self, node):
-        """log_softmax over one dim -> exp and log tables (host_tools/quant_ref_log_softmax.py)."""
-        src = self.source(node.args[0])
-        out = self._plain_out(node)
-        if src is None or out is None or _arg(node, 2, None) not in (None, False) or node.kwargs:
-            return False  # dtype= / half_to_float: stays float
-        x, sx, zx = src
-        q, so, zo = out[:3]
-        shape = _shape(node.args[0])
-        dim = int(node.args[1]) % len(shape)
-        try:
-            made = quant_ref_log_softmax.tables(sx, shape[dim], so)
-        except quant_ref.QuantRangeError:
-            return False
-        if made is None:
-            return False
-        with self.graph.inserting_before(q):
-            consts = [self.attr(made[0], "softmax_table"), self.attr(made[1], "log_table")]
-        self.replace(q, quant_ops.op("log_softmax"), [x] + consts + [dim, made[2], zo], "log_softmax")
-        return True
-
-    def layer_norm(self, node):
-        """Layer norm over the last dim in integers (host_tools/quant_ref_norm.py)."""
-        src = self.source(node.args[0])
-        out = self._plain_out(node)
-        if src is None or out is None or len(_arg(node, 1, [])) != 1 or node.kwargs:
-            return False
-        x, sx, zx = src
-        q, so, zo = out[:3]
-        n = int(node.args[1][0])
-        gamma, beta = _arg(node, 2, None), _arg(node, 3, None)
-        gw = self.const(gamma) if gamma is not None else None
-        bw = self.const(beta) if beta is not None else None
-        if (gamma is not None and gw is None) or (beta is not None and bw is None):
-            return False  # weights computed in the graph: stays float
-        made = quant_ref_norm.params(gw, bw, float(_arg(node, 4, 1e-5)), n, sx, so)
-        if made is None:
-            return False  # outside the integer ranges: stays float (listed in the report)
-        with self.graph.inserting_before(q):
-            consts = [self.attr(made[0], "requant"), self.attr(made[1], "offsets"), self.attr(made[2], "eps")]
-        self.replace(q, quant_ops.op("layer_norm"), [x] + consts + [zx, zo], "layer_norm")
         return True
 
     def _plain_out(self, node):
@@ -298,50 +233,38 @@ class Fuser:
         if (so, zo) != (sx, zx):
             return False
         if t == _aten.max_pool2d.default:
-            if _arg(node, 5, False):
+            if node_arg(node, 5, False):
                 return False
             k = _pair(node.args[1])
-            args = [srcs[0][0], k, _pair(_arg(node, 2, []) or k), _pair(_arg(node, 3, 0)), _pair(_arg(node, 4, 1))]
+            args = [srcs[0][0], k, _pair(node_arg(node, 2, []) or k), _pair(node_arg(node, 3, 0)), _pair(node_arg(node, 4, 1))]
             self.replace(q, quant_ops.op("max_pool2d"), args, "max_pool2d")
         elif t == _aten.max_pool1d.default:  # as a 2-D pool over (N, C, 1, L)
-            if _arg(node, 5, False) or len(_shape(node.args[0])) != 3:
+            if node_arg(node, 5, False) or len(node_shape(node.args[0])) != 3:
                 return False
             k = _pair(node.args[1], 1)
-            s, p, d = _pair(_arg(node, 2, []) or k, 1), _pair(_arg(node, 3, 0), 1), _pair(_arg(node, 4, 1), 1)
-            n, c, length = _shape(node.args[0])
+            s, p, d = _pair(node_arg(node, 2, []) or k, 1), _pair(node_arg(node, 3, 0), 1), _pair(node_arg(node, 4, 1), 1)
+            n, c, length = node_shape(node.args[0])
             with self.graph.inserting_before(q):
                 x4 = self.graph.call_function(_aten.reshape.default, (srcs[0][0], [n, c, 1, length]))
             args = [x4, [1] + k, [1] + s, [0] + p, [1] + d]
             pooled = self.replace(q, quant_ops.op("max_pool2d"), args, "max_pool2d (1-D)")
-            self._reshape_after(pooled, _shape(node))
+            self._reshape_after(pooled, node_shape(node))
         elif t in _RELU:
             self.replace(q, quant_ops.op("clamp"), [srcs[0][0], zx, 127], "relu")
         elif t in _HARDTANH or t in _RELU6:
-            bounds = (0.0, 6.0) if t in _RELU6 else (float(_arg(node, 1, -1.0)), float(_arg(node, 2, 1.0)))
+            bounds = (0.0, 6.0) if t in _RELU6 else (float(node_arg(node, 1, -1.0)), float(node_arg(node, 2, 1.0)))
             lo, hi = quant_ref.out_range(sx, zx, *bounds)
             self.replace(q, quant_ops.op("clamp"), [srcs[0][0], lo, hi], "hardtanh")
         elif t == _aten.cat.default:
             self.replace(q, t, [[s[0] for s in srcs]] + list(node.args[1:]), "cat (int8 copy)")
         elif t == _aten.upsample_nearest2d.vec:
-            scales = _arg(node, 2, None)
-            if _arg(node, 1, None) is not None or scales is None:
+            scales = node_arg(node, 2, None)
+            if node_arg(node, 1, None) is not None or scales is None:
                 return False  # by output size: stays float
             self.replace(q, quant_ops.op("upsample_nearest2d"), [srcs[0][0], [float(v) for v in scales]], "upsample_nearest2d")
         else:
             self.replace(q, t, [srcs[0][0]] + list(node.args[1:]), "%s (int8)" % t._schema.name.split("::")[1], dict(node.kwargs))
         return True
-
-    def requantized(self, src, so, zo, before):
-        """src (int8 node, scale, zp) in the output's parameters: a table
-        lookup (PyTorch's quantize(dequantize(v)), value by value) when they differ."""
-        x, sx, zx = src
-        if (sx, zx) == (so, zo):
-            return src
-        with self.graph.inserting_before(before):
-            table = self.attr(quant_ref.lut_table(lambda r: r, sx, zx, so, zo), "lut")
-            new = self.graph.call_function(quant_ops.op("lut"), (x, table))
-        self.fused.append("lut (requantize)")
-        return new, so, zo
 
     def average(self, node):
         """avg_pool2d without padding; global means (adaptive 1x1, mean over H, W)."""
@@ -351,7 +274,7 @@ class Fuser:
         if src is None or out is None:
             return False
         x, sx, zx = src
-        shape = _shape(node.args[0])
+        shape = node_shape(node.args[0])
         line = len(shape) == 3 and t == _aten.mean.dim and [d % 3 for d in node.args[1]] == [2]
         if line:  # a mean over L of (N, C, L): pool (N, C, 1, L)
             with self.graph.inserting_before(out[0]):
@@ -361,8 +284,8 @@ class Fuser:
             return False
         if t == _aten.avg_pool2d.default:
             k = _pair(node.args[1])
-            stride = _pair(_arg(node, 2, []) or k)
-            if any(_pair(_arg(node, 3, 0))) or _arg(node, 4, False) or _arg(node, 6, None) is not None:
+            stride = _pair(node_arg(node, 2, []) or k)
+            if any(_pair(node_arg(node, 3, 0))) or node_arg(node, 4, False) or node_arg(node, 6, None) is not None:
                 return False
         elif t == _aten.adaptive_avg_pool2d.default and list(_pair(node.args[1])) == [1, 1]:
             k = stride = shape[2:]
@@ -373,7 +296,7 @@ class Fuser:
         q, so, zo = out[:3]
         m, s, lim = quant_ref.requant_params(sx / (so * k[0] * k[1]))
         pooled = self.replace(q, quant_ops.op("avg_pool2d"), [x, k, stride, zx, m, s, lim, zo], "avg_pool2d")
-        want = _shape(node)
+        want = node_shape(node)
         if t != _aten.avg_pool2d.default and want != shape[:2] + [1, 1]:
             self._reshape_after(pooled, want)
         return True
@@ -383,43 +306,6 @@ class Fuser:
         with self.graph.inserting_after(node):
             view = self.graph.call_function(_aten.reshape.default, (node, shape))
         node.replace_all_uses_with(view, delete_user_cb=lambda u: u is not view)
-
-    def lookup(self, node):
-        """An elementwise function of one int8 input -> a 256-entry table."""
-        src = self.source(node.args[0])
-        out = self._plain_out(node)
-        if src is None or out is None:
-            return False
-        x, sx, zx = src
-        q, so, zo = out[:3]
-        rest, kw = node.args[1:], dict(node.kwargs)
-        table = quant_ref.lut_table(lambda r: node.target(r, *rest, **kw), sx, zx, so, zo)
-        with self.graph.inserting_before(q):
-            t = self.attr(table, "lut")
-        self.replace(q, quant_ops.op("lut"), [x, t], "lut (%s)" % node.target._schema.name.split("::")[1])
-        return True
-
-    def softmax(self, node):
-        """softmax over one dim -> an exp table per input scale (quant_ref.softmax)."""
-        src = self.source(node.args[0])
-        out = self._plain_out(node)
-        if src is None or out is None or _arg(node, 2, None) not in (None, False) or node.kwargs:
-            return False  # dtype= / half_to_float: stays float
-        x, sx, zx = src
-        q, so, zo = out[:3]
-        shape = _shape(node.args[0])
-        dim = int(node.args[1]) % len(shape)
-        levels = round(1.0 / so)
-        if abs(levels * so - 1.0) > 1e-9 or not 1 <= levels <= 256:
-            return False  # an output scale other than 1/levels: stays float
-        try:
-            table = quant_ref.softmax_table(sx, shape[dim])
-        except quant_ref.QuantRangeError:
-            return False
-        with self.graph.inserting_before(q):
-            t = self.attr(table, "softmax_table")
-        self.replace(q, quant_ops.op("softmax"), [x, t, dim, levels, zo], "softmax")
-        return True
 
     @staticmethod
     def _filled(node):
@@ -474,7 +360,7 @@ class Fuser:
             if t in (_aten.conv2d.default, _aten.conv1d.default, _aten.linear.default):
                 self.weighted(node)
             elif t in (_aten.add.Tensor, _aten.sub.Tensor, _aten.mul.Tensor):
-                if isinstance(_arg(node, 1, None), torch.fx.Node):
+                if isinstance(node_arg(node, 1, None), torch.fx.Node):
                     self.binary(node)
                 else:
                     self.lookup(node)  # x op number: a table
