@@ -256,21 +256,21 @@ class Method:
         # frame on the heap each time.
         uses = {}
         last = array("i", bytes(4 * len(values)))  # 1 + the last instruction using each value
-        n_calls = 0
         n_ops = len(op_names)
         n_values = len(values)
         what = _INSTRUCTION  # the index goes into the message only on failure
         kernels = None
         stream = self._stream
+        # Full size (one slot per instruction, trimmed at the end) before
+        # anything else: growing them, or making them after pass 0's lists,
+        # needs contiguous blocks that a fragmented small heap may not have.
+        steps, ctxs, no_step = [None] * n, [None] * n, []
+        j = 0
         for phase in (0, 1):
             if phase:
                 kernels = resolve([nm for nm in op_names if nm in uses], uses, registry)
                 if stream is not None:
                     self.stream_scratch_bytes = stream.layout(w)
-                # Full size up front: growing them later needs ever larger
-                # contiguous blocks, which a fragmented small heap may not have.
-                steps, ctxs, no_step = [None] * n_calls, [None] * n_calls, []
-                j = 0
             for i in range(n):
                 try:
                     ins = r.table_at(si, i, what)
@@ -305,7 +305,6 @@ class Method:
                         last[a] = i + 1
                         if stream is not None and values[a] is _LAZY:
                             self._note_constant(stream, a, i)
-                    n_calls += 1
                     continue
                 for a in args:
                     self._value(values, a)
