@@ -86,6 +86,7 @@ def main(job):
     t4 = ticks_us()
     load_alloc = delta(a1, allocated())
     heap4 = used()
+
     def set_inputs():
         # A program may reuse its input bytes for later tensors (ExecuTorch's
         # planner does): set the inputs before every execute().
