@@ -369,6 +369,11 @@ def _quiet_library_warnings():
         warnings.filterwarnings("ignore", category=category)
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
     warnings.filterwarnings("ignore", message=".*were assigned during export")  # nn.GRU/LSTM flat weights
+    import logging
+
+    # torchao's optional CUDA extensions ("Failed to load ...") and torch's pytree notice on import
+    for name in ("torchao", "torch.utils._pytree"):
+        logging.getLogger(name).setLevel(logging.ERROR)
 
 
 def main(argv=None):

@@ -65,7 +65,7 @@ class Fuser(RowPatterns):
         self.gm = gm
         self.graph = gm.graph
         self.count = 0
-        self.names = {}  # (hint, dtype, shape, bytes) -> buffer name
+        self.names = {}  # (hint, dtype, shape) -> [(tensor, buffer name)]
         self.fused = []
 
     def const(self, node):
@@ -80,11 +80,12 @@ class Fuser(RowPatterns):
         """A get_attr of a new constant; equal constants (a recurrent layer's
         weights, used once per step) share one buffer, stored once."""
         tensor = tensor.contiguous()
-        key = (hint, tensor.dtype, tuple(tensor.shape), tensor.numpy().tobytes())
-        name = self.names.get(key)
+        same = self.names.setdefault((hint, tensor.dtype, tuple(tensor.shape)), [])
+        name = next((n for t, n in same if torch.equal(t, tensor)), None)  # torch.equal: no numpy needed
         if name is None:
-            name = self.names[key] = "_mpy_et_quant_%s_%d" % (hint, self.count)
+            name = "_mpy_et_quant_%s_%d" % (hint, self.count)
             self.count += 1
+            same.append((tensor, name))
             self.gm.register_buffer(name, tensor)
         return self.graph.get_attr(name)
 

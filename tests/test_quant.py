@@ -245,3 +245,25 @@ def test_quantize_must_be_int8():
     model, inputs, _ = _model("mlp")
     with pytest.raises(ValueError, match="int8"):
         export(model, inputs, quantize="int4")
+
+
+def test_int8_export_needs_no_numpy():
+    """The `export` extra has no numpy (the README's first command): quantizing
+    must not call Tensor.numpy()."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib.machinery, sys\n"
+        "sys.modules['numpy'] = None  # torch: 'Numpy is not available'\n"
+        "find = importlib.machinery.PathFinder.find_spec\n"
+        "importlib.machinery.PathFinder.find_spec = classmethod(lambda c, n, *a: None if n == 'numpy' else find(n, *a))\n"
+        "import torch\n"
+        "from host_tools import export\n"
+        "from host_tools.zoo import build\n"
+        "model, inputs = build('mlp')\n"
+        "pte = export(model, inputs, quantize='int8', calibration=[inputs])\n"
+        "print('OK', len(pte))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "OK" in proc.stdout, proc.stderr[-2000:]
