@@ -17,3 +17,6 @@ HAS_NATIVE = ARCH != 0
 HAS_THUMB = 3 <= ARCH <= 8
 # armv6m (RP2040, Cortex-M0+) has Thumb-1 only: no wide (Thumb-2) instructions
 THUMB2 = 5 <= ARCH <= 8
+# 64-bit native words (unix x64, aarch64): viper ints hold a 24x24-bit
+# mantissa product exactly, which the soft-float fp32 products rely on
+WIDE = HAS_NATIVE and sys.maxsize > 0xFFFFFFFF
