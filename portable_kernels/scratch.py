@@ -9,6 +9,7 @@ A step that needs two lists at once asks for two different roles.
 """
 
 _POOLS = {}
+_WORDS = {}
 
 
 def floats(n, role):
@@ -26,3 +27,16 @@ def reset():
     """Forget the shared lists (once no loaded method uses them any more):
     the next load allocates what its own layers need."""
     _POOLS.clear()
+    _WORDS.clear()
+
+
+def words(n, role):
+    """A bytearray of at least n 32-bit words shared by every step asking for
+    `role` (load time; grows in place). Viper steps take its address at every
+    call, so growing it later is safe; steps need not clear it."""
+    buf = _WORDS.get(role)
+    if buf is None:
+        buf = _WORDS[role] = bytearray(4 * n)
+    elif len(buf) < 4 * n:
+        buf.extend(bytes(4 * n - len(buf)))
+    return buf
