@@ -1,0 +1,210 @@
+"""Float32 convolution in viper with integer soft-float (aten::convolution.out).
+
+The technique of f32_mm_viper: every float32 is read as its bits (ptr32) and
+split into sign, exponent and 24-bit mantissa; products of mantissas are
+exact in a 64-bit viper int, and the terms of one output go into a 64-bit
+fixed-point accumulator aligned to the largest product exponent seen so far.
+The sum is rounded once to float32 (to nearest, ties to even; denormals;
+overflow to inf) and stored as bits. No float object exists.
+
+Per output pixel the receptive field (cpg * kh * kw input values, zeros for
+the padding) is decoded once into two word buffers (signed mantissa,
+exponent), then summed against the weight row of every output channel of
+the group (OIHW rows are contiguous). Bias is the first term (bias * 1.0).
+Decoded exponents carry +1024 and zeros (padding included) are stored with
+exponent 0, so a zero's product lies more than 62 bits below any other term
+and is dropped without a test of its own (ptr32 loads do not sign-extend:
+a negative marker would read back as a huge exponent).
+
+Imported only where portable_kernels.emitters.WIDE (64-bit native words).
+An inf or NaN in an input value that some output reads, a weight or a bias
+makes conv() return 1 (the output is then partly written): the caller runs
+its bytecode step, which keeps torch's inf/NaN results. Terms per output must
+stay below 2**14 (the caller checks) so the sum fits in 63 bits.
+Does not allocate.
+"""
+
+import micropython
+
+# ctl words: n, groups, output channels per group, input channels per group,
+# h, w, kh, kw, stride h, stride w, padding h, padding w, dilation h,
+# dilation w, oh, ow, bias flag
+CTL_WORDS = 17
+
+
+@micropython.viper
+def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, oobj, biasobj, ctlobj) -> int:  # noqa: F821
+    """out[b, c, oy, ox] = bias[c] + sum over the receptive field of input *
+    weight. xm / xe: scratch of cpg * kh * kw words. The three hot values
+    (mantissa row, weight row, accumulator) are the first three locals, the
+    ones x64 viper keeps in registers. Returns 1 on inf/NaN."""
+    ctl = ptr32(ctlobj)  # noqa: F821
+    xe = ptr32(xeobj)  # noqa: F821
+    x = ptr32(xobj)  # noqa: F821
+    o = ptr32(oobj)  # noqa: F821
+    bias = ptr32(biasobj)  # noqa: F821
+    n = ctl[0]
+    groups = ctl[1]
+    opg = ctl[2]
+    cpg = ctl[3]
+    h = ctl[4]
+    iw = ctl[5]
+    kh = ctl[6]
+    kw = ctl[7]
+    sy = ctl[8]
+    sx = ctl[9]
+    py = ctl[10]
+    px = ctl[11]
+    dy = ctl[12]
+    dx = ctl[13]
+    oh = ctl[14]
+    ow = ctl[15]
+    has_bias = ctl[16]
+    hw = h * iw
+    k = cpg * kh * kw
+    ohw = oh * ow
+    ocn = groups * opg
+    wbase = int(ptr32(wobj))  # noqa: F821
+    wrow = k * 4
+    for b in range(n):
+        for g in range(groups):
+            xg = (b * groups + g) * cpg * hw
+            for oy in range(oh):
+                iy0 = oy * sy - py
+                for ox in range(ow):
+                    ix0 = ox * sx - px
+                    t = 0
+                    for c in range(cpg):  # decode the receptive field
+                        cb = xg + c * hw
+                        iy = iy0
+                        for _ky in range(kh):
+                            ix = ix0
+                            for _kx in range(kw):
+                                if iy < 0 or iy >= h or ix < 0 or ix >= iw:
+                                    xm[t] = 0
+                                    xe[t] = 0  # padding: far below any other term
+                                else:
+                                    v = x[cb + iy * iw + ix]
+                                    ex = (v >> 23) & 255
+                                    mx = v & 0x7FFFFF
+                                    if ex == 255:
+                                        return 1
+                                    if ex == 0:
+                                        if mx != 0:
+                                            ex = 1025
+                                    else:
+                                        ex += 1024
+                                        mx |= 0x800000
+                                    if v & 0x80000000:
+                                        mx = 0 - mx
+                                    xm[t] = mx
+                                    xe[t] = ex
+                                t += 1
+                                ix += dx
+                            iy += dy
+                    oi = (b * ocn + g * opg) * ohw + oy * ow + ox
+                    for oc in range(g * opg, g * opg + opg):
+                        acc = 0
+                        ae = 1024  # no term yet: every product of nonzero values is above
+                        if has_bias:  # bias * 1.0 is the first term
+                            v = bias[oc]
+                            ex = (v >> 23) & 255
+                            mx = v & 0x7FFFFF
+                            if ex == 255:
+                                return 1
+                            if ex != 0 or mx != 0:
+                                if ex == 0:
+                                    ex = 1
+                                else:
+                                    mx |= 0x800000
+                                acc = mx << 23
+                                if v & 0x80000000:
+                                    acc = 0 - acc
+                                ae = ex + 1151
+                        w = ptr32(wbase + oc * wrow)  # noqa: F821
+                        for t in range(k):
+                            v = w[t]
+                            ew = (v >> 23) & 255
+                            if ew == 0:
+                                mw = v & 0x7FFFFF
+                                if mw == 0:
+                                    continue
+                                ew = 1
+                            else:
+                                if ew == 255:
+                                    return 1
+                                mw = (v & 0x7FFFFF) | 0x800000
+                            p = ((int(xm[t]) ^ 0x80000000) - 0x80000000) * mw
+                            if v & 0x80000000:
+                                p = 0 - p
+                            pe = int(xe[t]) + ew
+                            if pe > ae:
+                                d = pe - ae
+                                if d > 62:
+                                    acc = 0
+                                else:
+                                    acc = acc >> d
+                                ae = pe
+                            else:
+                                d = ae - pe
+                                if d > 62:
+                                    continue
+                                p = p >> d
+                            acc += p
+                        # round acc * 2**(ae - 300) to float32 bits
+                        ae -= 1024
+                        s = 0
+                        if acc < 0:
+                            s = 0x80000000
+                            acc = 0 - acc
+                        if acc == 0:
+                            o[oi] = 0
+                            oi += ohw
+                            continue
+                        pp = 0
+                        q = acc
+                        if q >> 32:
+                            q = q >> 32
+                            pp += 32
+                        if q >> 16:
+                            q = q >> 16
+                            pp += 16
+                        if q >> 8:
+                            q = q >> 8
+                            pp += 8
+                        if q >> 4:
+                            q = q >> 4
+                            pp += 4
+                        if q >> 2:
+                            q = q >> 2
+                            pp += 2
+                        if q >> 1:
+                            pp += 1
+                        fe = pp + ae - 173  # biased float32 exponent of the sum
+                        if fe < 1:
+                            fe = 1  # denormal: the mantissa's unit is 2**-149
+                        sh = fe + 150 - ae
+                        if sh > 0:
+                            if sh > 62:  # keep a sticky bit below the rounding point
+                                d = sh - 62
+                                if d > 62:
+                                    acc = 1
+                                else:
+                                    q = acc >> d
+                                    if (q << d) != acc:
+                                        q |= 1
+                                    acc = q
+                                sh = 62
+                            r = acc >> sh
+                            rem = acc - (r << sh)
+                            half = 1 << (sh - 1)
+                            if rem > half or (rem == half and (r & 1)):
+                                r += 1
+                        else:
+                            r = acc << (0 - sh)
+                        bits = ((fe - 1) << 23) + r  # a rounding carry moves into the exponent
+                        if bits >= 0x7F800000:
+                            bits = 0x7F800000
+                        o[oi] = bits | s
+                        oi += ohw
+    return 0

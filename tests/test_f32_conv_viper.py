@@ -1,0 +1,200 @@
+"""The soft-float float32 convolution of 64-bit viper ports
+(portable_kernels/f32_conv_viper.py) on unix MicroPython, in one process:
+results must be the exact sum rounded once to float32 (math.fsum of the
+exact float64 products, rounded to float32) in all but rare truncation
+cases, and never more than 1 ulp away; an inf or NaN that an output reads
+must be refused (return 1) so the bytecode step runs instead. The last test
+runs whole convolutions through aten::convolution.out (the viper step and
+its bytecode fallback) against torch."""
+
+import math
+import os
+import random
+import struct
+
+import pytest
+
+from host_tools.targets import run_code
+
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "f32_conv_runner.py")
+
+
+def _f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def _bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def _ref(case):
+    ctl, x, wt, bias = case
+    n, groups, opg, cpg, h, w, kh, kw, sy, sx, py, px, dy, dx, oh, ow, has_bias = ctl
+    out = []
+    for b in range(n):
+        for c in range(groups * opg):
+            g = c // opg
+            for oy in range(oh):
+                for ox in range(ow):
+                    terms = [bias[c]] if has_bias else []
+                    for ic in range(cpg):
+                        for ky in range(kh):
+                            iy = oy * sy - py + ky * dy
+                            for kx in range(kw):
+                                ix = ox * sx - px + kx * dx
+                                if 0 <= iy < h and 0 <= ix < w:
+                                    xv = x[((b * groups + g) * cpg + ic) * h * w + iy * w + ix]
+                                    terms.append(xv * wt[((c * cpg + ic) * kh + ky) * kw + kx])
+                    try:
+                        s = math.fsum(terms)
+                        out.append(_bits(_f32(s)) if abs(s) < 3.4028235677973366e38 else _bits(math.copysign(math.inf, s)))
+                    except OverflowError:
+                        out.append(0x7F800000)
+    return out
+
+
+def _values(rng, count, lo, hi, special=()):
+    vals = []
+    for _ in range(count):
+        r = rng.random()
+        if special and r < 0.05:
+            vals.append(rng.choice(special))
+        else:
+            vals.append(_f32(rng.uniform(-1, 1) * 2.0 ** rng.randint(lo, hi)))
+    return vals
+
+
+def _geometry(n, groups, opg, cpg, h, w, kh, kw, s=(1, 1), p=(0, 0), d=(1, 1), bias=1):
+    oh = (h + 2 * p[0] - d[0] * (kh - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (kw - 1) - 1) // s[1] + 1
+    return [n, groups, opg, cpg, h, w, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], oh, ow, bias]
+
+
+# 2-D and 1-D (h = kh = 1) geometries: stride, padding, dilation, groups,
+# depthwise (with multiplier 1 and 2), pointwise, batch 2, no bias
+GEOMETRIES = [
+    _geometry(1, 1, 4, 3, 6, 7, 3, 3, p=(1, 1)),
+    _geometry(1, 1, 3, 2, 9, 8, 3, 3, s=(2, 2), p=(1, 1), bias=0),
+    _geometry(1, 1, 2, 2, 9, 9, 3, 3, p=(2, 2), d=(2, 2)),
+    _geometry(2, 2, 3, 2, 5, 6, 3, 3, p=(1, 1)),
+    _geometry(1, 4, 1, 1, 7, 7, 3, 3, s=(2, 2), p=(1, 1)),
+    _geometry(1, 3, 2, 1, 6, 5, 3, 3, p=(1, 1), bias=0),
+    _geometry(1, 1, 5, 8, 4, 4, 1, 1),
+    _geometry(1, 1, 3, 4, 5, 5, 1, 1, s=(2, 2), bias=0),
+    _geometry(1, 1, 3, 2, 1, 20, 1, 5, s=(1, 2), p=(0, 2)),
+    _geometry(2, 2, 2, 3, 1, 16, 1, 3, d=(1, 3), p=(0, 1), bias=0),
+    _geometry(1, 1, 2, 3, 6, 9, 2, 3, s=(1, 2), p=(0, 1)),
+    _geometry(1, 1, 2, 1, 3, 3, 5, 5, p=(2, 2)),
+]
+# normal, wide, denormal products, overflow
+RANGES = [(-3, 3), (-60, 60), (-140, -100), (100, 120)]
+
+
+def _cases():
+    rng = random.Random(11)
+    cases = []
+    for ctl in GEOMETRIES:
+        n, groups, opg, cpg, h, w, kh, kw = ctl[:8]
+        for lo, hi in RANGES:
+            x = _values(rng, n * groups * cpg * h * w, lo, hi, (0.0, -0.0, 1e-45, -3e-39))
+            wt = _values(rng, groups * opg * cpg * kh * kw, lo, hi, (0.0, 2e-40))
+            bias = _values(rng, groups * opg, lo, hi) if ctl[16] else []
+            cases.append((ctl, x, wt, bias))
+    # exact cancellation: the weights of the second half negate the first
+    ctl = _geometry(1, 1, 1, 2, 1, 8, 1, 8, bias=0)
+    x = [_f32(rng.uniform(-1, 1)) for _ in range(8)]
+    cases.append((ctl, x + x, [1.0] * 8 + [-1.0] * 8, []))
+    # cancellation down to a remainder 2**-40 below the largest terms, with a bias
+    ctl = _geometry(1, 1, 1, 3, 1, 1, 1, 1)
+    cases.append((ctl, [1.0, -1.0, 1.5 * 2.0**-40], [3.0, 3.0, 1.0], [2.0**-45]))
+    # the longest sums allowed (2**14 - 1 terms) with the largest values
+    k = 0x3FFF
+    ctl = _geometry(1, 1, 2, 1, 1, k, 1, k, bias=0)
+    cases.append((ctl, [3.4e38] * k, [-3.4e38] * k + [3.4e38] * k, []))
+    ctl = _geometry(1, 1, 1, k, 1, 1, 1, 1, bias=0)
+    cases.append((ctl, [1.0] * k, [_f32(rng.uniform(0, 1)) for _ in range(k)], []))
+    return cases
+
+
+def _refused_cases():
+    """(case, refused?) pairs: inf/NaN in a read input, a weight or a bias is
+    refused; one in an input no output reads (stride 2 skips it) is not."""
+    out = []
+    ctl = _geometry(1, 1, 2, 1, 5, 5, 3, 3, p=(1, 1))
+    for v in (math.inf, -math.inf, math.nan):
+        for where in ("x", "w", "bias"):
+            x, wt, bias = [1.0] * 25, [0.5] * 18, [0.25, 0.0]
+            {"x": x, "w": wt, "bias": bias}[where][1] = v
+            out.append(((ctl, x, wt, bias), True))
+    skip = _geometry(1, 1, 1, 1, 4, 4, 1, 1, s=(2, 2))
+    x = [1.0] * 16
+    x[5] = math.nan  # row 1, column 1: not read with stride 2
+    out.append(((skip, x, [2.0], [1.0]), False))
+    return out
+
+
+def _far_below_cases():
+    """Terms more than 62 bits below the largest one are dropped: after a
+    cancellation of huge terms the result may then be off, but by less than
+    2**-48 of the largest term (a float64 running sum's error is of the same
+    order, a float32 one's far larger)."""
+    ctl = _geometry(1, 1, 1, 3, 1, 1, 1, 1)
+    return [(ctl, [3.0e38, -3.0e38, 1e-30], [1.0, 1.0, 1.0], [2e-38]), (ctl, [1.0, 1e-20, -1.0], [1.0, 1.0, 1.0], [0.0])]
+
+
+def _blob(cases):
+    out = bytearray()
+    for ctl, x, wt, bias in cases:
+        out += struct.pack("<17i", *ctl)
+        for vals in (x, wt, bias):
+            out += struct.pack("<%df" % len(vals), *vals)
+    return bytes(out)
+
+
+@pytest.fixture(scope="module")
+def results():
+    cases = _cases()
+    refused = _refused_cases()
+    allc = cases + [c for c, _ in refused] + _far_below_cases()
+    out = run_code("unix", open(RUNNER).read(), files={"cases.bin": _blob(allc)}, timeout=120)
+    rows = [line.split()[1:] for line in out.splitlines() if line.startswith("CASE")]
+    assert len(rows) == len(allc), out[-2000:]
+    return cases, refused, rows
+
+
+def test_terms_far_below_the_largest_may_be_dropped(results):
+    _, _, rows = results
+    far = _far_below_cases()
+    for case, (_, ret, *words) in zip(far, rows[len(rows) - len(far) :]):
+        assert ret == "0"
+        largest = max(abs(a * b) for a, b in zip(case[1], case[2]))
+        got = struct.unpack("<f", struct.pack("<I", int(words[0], 16)))[0]
+        want = math.fsum([a * b for a, b in zip(case[1], case[2])] + case[3])
+        assert abs(got - want) < largest * 2.0**-48, (case, got, want)
+
+
+def test_convolutions_are_the_exact_sum_rounded_once(results):
+    cases, _, rows = results
+    checked = differ = 0
+    for case, (_, ret, *words) in zip(cases, rows):
+        assert ret == "0", case[0]
+        want = _ref(case)
+        got = [int(w, 16) for w in words]
+        assert len(got) == len(want), case[0]
+        for g, w in zip(got, want):
+            checked += 1
+            if g != w:
+                differ += 1
+                # one unit in the last place at most (same sign, neighbouring bit patterns)
+                assert (g ^ w) >> 31 == 0 and abs(g - w) == 1, (case[0], hex(g), hex(w))
+    print("f32_conv_viper: %d of %d outputs differ from the correctly rounded sum by 1 ulp" % (differ, checked))
+    assert checked > 4000
+    assert differ <= checked // 1000, (differ, checked)
+
+
+def test_inf_and_nan_that_an_output_reads_are_refused(results):
+    cases, refused, rows = results
+    for (case, want), (_, ret, *words) in zip(refused, rows[len(cases) :]):
+        assert ret == ("1" if want else "0"), case
+        if not want:
+            assert [int(w, 16) for w in words] == [_bits(3.0)] * 4
