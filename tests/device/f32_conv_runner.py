@@ -7,9 +7,10 @@ import struct
 from array import array
 
 import micropython
+
 from portable_kernels.f32_conv_viper import conv
 
-blob = open(DATA_DIR + "/cases.bin", "rb").read()
+blob = open(DATA_DIR + "/cases.bin", "rb").read()  # noqa: F821 (defined by host_tools.targets.run_code)
 pos = 0
 case = 0
 r = 0
