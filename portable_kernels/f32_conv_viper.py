@@ -39,6 +39,10 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, oobj, biasobj, ctlobj
     (mantissa row, weight row, accumulator) are the first three locals, the
     ones x64 viper keeps in registers. Returns 1 on inf/NaN."""
     ctl = ptr32(ctlobj)  # noqa: F821
+    sign_bit = 1
+    sign_bit = sign_bit << 31  # computed: a literal this large is an object on 31-bit small-int targets
+    inf_bits = 255
+    inf_bits = inf_bits << 23
     xe = ptr32(xeobj)  # noqa: F821
     x = ptr32(xobj)  # noqa: F821
     o = ptr32(oobj)  # noqa: F821
@@ -95,7 +99,7 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, oobj, biasobj, ctlobj
                                     else:
                                         ex += 1024
                                         mx |= 0x800000
-                                    if v & 0x80000000:
+                                    if (v >> 31) & 1:
                                         mx = 0 - mx
                                     xm[t] = mx
                                     xe[t] = ex
@@ -118,7 +122,7 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, oobj, biasobj, ctlobj
                                 else:
                                     mx |= 0x800000
                                 acc = mx << 23
-                                if v & 0x80000000:
+                                if (v >> 31) & 1:
                                     acc = 0 - acc
                                 ae = ex + 1151
                         w = ptr32(wbase + oc * wrow)  # noqa: F821
@@ -134,8 +138,8 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, oobj, biasobj, ctlobj
                                 if ew == 255:
                                     return 1
                                 mw = (v & 0x7FFFFF) | 0x800000
-                            p = ((int(xm[t]) ^ 0x80000000) - 0x80000000) * mw
-                            if v & 0x80000000:
+                            p = ((int(xm[t]) << 32) >> 32) * mw  # sign-extend the stored mantissa
+                            if (v >> 31) & 1:
                                 p = 0 - p
                             pe = int(xe[t]) + ew
                             if pe > ae:
@@ -155,7 +159,7 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, oobj, biasobj, ctlobj
                         ae -= 1024
                         s = 0
                         if acc < 0:
-                            s = 0x80000000
+                            s = sign_bit
                             acc = 0 - acc
                         if acc == 0:
                             o[oi] = 0
@@ -203,8 +207,8 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, oobj, biasobj, ctlobj
                         else:
                             r = acc << (0 - sh)
                         bits = ((fe - 1) << 23) + r  # a rounding carry moves into the exponent
-                        if bits >= 0x7F800000:
-                            bits = 0x7F800000
+                        if bits >= inf_bits:
+                            bits = inf_bits
                         o[oi] = bits | s
                         oi += ohw
     return 0

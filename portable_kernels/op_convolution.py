@@ -26,14 +26,24 @@ How the step is fast in plain bytecode:
   padding read the input directly (no plane copy).
 Allocation in the step: boxed floats only (reads of float32 elements and
 arithmetic results). The lists live as long as the loaded method.
+
+On ports with 64-bit native words (emitters.WIDE) float32 convolutions with
+fewer than 2**14 terms per output run in f32_conv_viper (integer soft-float,
+no float objects, no allocation); the steps above stay as its fallback for
+an inf or NaN, and run everywhere else.
 """
 
 from mpy_et import dtypes
 from mpy_et.port import const
 from portable_kernels import checks, conv_pointwise, conv_transposed, scratch
 from portable_kernels.conv_rows import conv_rows, fill_plane
-from portable_kernels.emitters import HAS_NATIVE
+from portable_kernels.emitters import HAS_NATIVE, WIDE
 from portable_kernels.loops import release
+
+if WIDE:
+    from array import array
+
+    from portable_kernels.f32_conv_viper import conv as viper_conv
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 _ACC_ELEMENTS = const(2048)
@@ -95,6 +105,27 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     checks.out_shape(out, want, what)
     if out.numel == 0:
         return None
+    ctl = (n, groups, oc // groups, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, 0 if bias is None else 1)
+    step, ctx = _bytecode(x, weight, bias, out, ctl)
+    if not WIDE or out.dtype != dtypes.FLOAT or cpg * kh * kw >= 0x4000:
+        return step, ctx
+    k = cpg * kh * kw
+    words = array("i", ctl)
+    head = (scratch.words(k, "conv mantissas"), scratch.words(k, "conv exponents"), x.data, weight.data, out.data)
+    return _viper, head + (words if bias is None else bias.data, words, step, ctx)
+
+
+def _viper(ctx):
+    xm, xe, x, wt, o, bias, ctl, step, fallback = ctx
+    if viper_conv(xm, xm, 0, xe, x, wt, o, bias, ctl):  # inf or NaN: the bytecode step keeps torch's results
+        step(fallback)
+
+
+def _bytecode(x, weight, bias, out, ctl):
+    """(step, ctx) of the bytecode convolution (ctl: f32_conv_viper.CTL_WORDS)."""
+    n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, _ = ctl
+    oc = groups * opg
+    hp, wp = h + 2 * ph, w + 2 * pw
     bdata = bias.data if bias is not None else None
     direct = kh == 1 and kw == 1 and ph == 0 and pw == 0
     if direct and sh == 1 and sw == 1:

@@ -151,19 +151,62 @@ def _blob(cases):
     return bytes(out)
 
 
+# whole convolutions: (name, 1-D, n, c, h, w, oc, kh, kw, stride, padding,
+# dilation, groups, bias, special value at input / weight / bias index 0..2 or None)
+OPS = [
+    ("resnet block", 0, 1, 8, 8, 8, 16, 3, 3, 2, 1, 1, 1, 1, None),
+    ("depthwise", 0, 1, 6, 7, 7, 6, 3, 3, 1, 1, 1, 6, 1, None),
+    ("pointwise", 0, 2, 8, 4, 4, 5, 1, 1, 1, 0, 1, 1, 0, None),
+    ("1-D dilated", 1, 1, 3, 1, 12, 4, 1, 3, 1, 2, 2, 1, 1, None),
+    ("NaN input", 0, 1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, (0, math.nan)),
+    ("inf weight", 0, 1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 0, (1, math.inf)),
+    ("-inf bias", 1, 1, 2, 1, 9, 2, 1, 3, 1, 1, 1, 2, 1, (2, -math.inf)),
+    ("2**14 terms", 0, 1, 2048, 3, 3, 2, 3, 3, 1, 0, 1, 1, 1, None),
+]
+
+
+def _op_tensors(case, rng):
+    import torch
+
+    name, one_d, n, c, h, w, oc, kh, kw, s, p, d, g, has_bias, special = case
+    x = torch.tensor([rng.uniform(-2, 2) for _ in range(n * c * h * w)], dtype=torch.float32)
+    wt = torch.tensor([rng.uniform(-0.5, 0.5) for _ in range(oc * (c // g) * kh * kw)], dtype=torch.float32)
+    bias = torch.tensor([rng.uniform(-1, 1) for _ in range(oc)], dtype=torch.float32) if has_bias else None
+    if special:
+        (x, wt, bias)[special[0]][1] = special[1]
+    x = x.reshape((n, c, w) if one_d else (n, c, h, w))
+    wt = wt.reshape((oc, c // g, kw) if one_d else (oc, c // g, kh, kw))
+    return x, wt, bias
+
+
+def _op_blob(tensors):
+    out = bytearray()
+    for case, (x, wt, bias) in zip(OPS, tensors):
+        out += struct.pack("<13i", *case[1:14])
+        for t in (x, wt, bias):
+            if t is not None:
+                out += struct.pack("<%df" % t.numel(), *t.flatten().tolist())
+    return bytes(out)
+
+
 @pytest.fixture(scope="module")
 def results():
     cases = _cases()
     refused = _refused_cases()
     allc = cases + [c for c, _ in refused] + _far_below_cases()
-    out = run_code("unix", open(RUNNER).read(), files={"cases.bin": _blob(allc)}, timeout=120)
+    rng = random.Random(5)
+    tensors = [_op_tensors(case, rng) for case in OPS]
+    files = {"cases.bin": _blob(allc), "ops.bin": _op_blob(tensors)}
+    out = run_code("unix", open(RUNNER).read(), files=files, timeout=120)
     rows = [line.split()[1:] for line in out.splitlines() if line.startswith("CASE")]
     assert len(rows) == len(allc), out[-2000:]
-    return cases, refused, rows
+    ops = [line.split()[1:] for line in out.splitlines() if line.startswith("OPCASE")]
+    assert len(ops) == len(OPS), out[-2000:]
+    return cases, refused, rows, (tensors, ops)
 
 
 def test_terms_far_below_the_largest_may_be_dropped(results):
-    _, _, rows = results
+    _, _, rows, _ = results
     far = _far_below_cases()
     for case, (_, ret, *words) in zip(far, rows[len(rows) - len(far) :]):
         assert ret == "0"
@@ -174,7 +217,7 @@ def test_terms_far_below_the_largest_may_be_dropped(results):
 
 
 def test_convolutions_are_the_exact_sum_rounded_once(results):
-    cases, _, rows = results
+    cases, _, rows, _ = results
     checked = differ = 0
     for case, (_, ret, *words) in zip(cases, rows):
         assert ret == "0", case[0]
@@ -193,8 +236,24 @@ def test_convolutions_are_the_exact_sum_rounded_once(results):
 
 
 def test_inf_and_nan_that_an_output_reads_are_refused(results):
-    cases, refused, rows = results
+    cases, refused, rows, _ = results
     for (case, want), (_, ret, *words) in zip(refused, rows[len(cases) :]):
         assert ret == ("1" if want else "0"), case
         if not want:
             assert [int(w, 16) for w in words] == [_bits(3.0)] * 4
+
+
+def test_convolution_out_runs_the_viper_step_and_falls_back_on_inf_and_nan(results):
+    import torch
+
+    tensors, ops = results[3]
+    for case, (x, wt, bias), (_, step, *words) in zip(OPS, tensors, ops):
+        name, one_d, _, _, _, _, _, _, _, s, p, d, g = case[:13]
+        fn = torch.nn.functional.conv1d if one_d else torch.nn.functional.conv2d
+        want = fn(x.double(), wt.double(), None if bias is None else bias.double(), s, p, d, g).float().flatten()
+        got = torch.tensor([struct.unpack("<f", struct.pack("<I", int(v, 16)))[0] for v in words])
+        # the viper step is chosen for every float32 convolution with < 2**14 terms per output
+        assert step == ("_conv3x3" if name == "2**14 terms" else "_viper"), (name, step)
+        assert torch.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True), (name, got, want)
+        if case[14]:
+            assert got.isnan().any() or got.isinf().any(), name

@@ -39,3 +39,52 @@ while pos < len(blob):
     words = struct.unpack("<%dI" % (len(o) // 4), o)
     print("CASE", case, r, " ".join("%x" % v for v in words))
     case += 1
+
+# Whole convolutions through aten::convolution.out (DATA_DIR/ops.bin): per
+# case 12 int32 (1-D flag, n, c, h, w, oc, kh, kw, stride, padding, dilation,
+# groups, bias flag: 13 words), then x, weight and bias; prints the name of
+# the step chosen at load and the output bits.
+from mpy_et import dtypes  # noqa: E402
+from mpy_et.kernels import resolve  # noqa: E402
+from mpy_et.tensor import Tensor  # noqa: E402
+
+OP = "aten::convolution.out"
+kernel = resolve([OP], {OP: []})[OP]
+
+
+def tensor(sizes, data):
+    t = Tensor(dtypes.FLOAT, sizes)
+    buf = bytearray(t.nbytes)
+    t.bind(buf, 0)
+    if data is not None:
+        buf[:] = data
+    return t
+
+
+blob = open(DATA_DIR + "/ops.bin", "rb").read()  # noqa: F821
+pos = 0
+case = 0
+while pos < len(blob):
+    one_d, n, c, h, w, oc, kh, kw, s, p, d, g, has_bias = struct.unpack_from("<13i", blob, pos)
+    pos += 52
+    xs = (n, c, w) if one_d else (n, c, h, w)
+    ws = (oc, c // g, kw) if one_d else (oc, c // g, kh, kw)
+    nx = n * c * h * w
+    nw = oc * (c // g) * kh * kw
+    x = tensor(xs, blob[pos : pos + 4 * nx])
+    pos += 4 * nx
+    wt = tensor(ws, blob[pos : pos + 4 * nw])
+    pos += 4 * nw
+    bias = None
+    if has_bias:
+        bias = tensor((oc,), blob[pos : pos + 4 * oc])
+        pos += 4 * oc
+    oh = (h + 2 * p - d * (kh - 1) - 1) // s + 1 if not one_d else 1
+    ow = (w + 2 * p - d * (kw - 1) - 1) // s + 1
+    out = tensor((n, oc, ow) if one_d else (n, oc, oh, ow), None)
+    sp = 1 if one_d else 2
+    step, ctx = kernel(x, wt, bias, [s] * sp, [p] * sp, [d] * sp, False, [0] * sp, g, out)
+    step(ctx)
+    words = struct.unpack("<%dI" % out.numel, out.buffer)
+    print("OPCASE", case, step.__name__, " ".join("%x" % v for v in words))
+    case += 1
