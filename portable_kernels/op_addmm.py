@@ -6,7 +6,7 @@ beta == 0 ignores self entirely (NaN included), as torch does.
 
 from portable_kernels import checks, loops, scratch
 from portable_kernels.loops import accumulate, accumulate_rows, release
-from portable_kernels.op_mm import _FLOATS, check_mm, row_block
+from portable_kernels.op_mm import _FLOATS, check_mm, row_block, viper_step
 
 
 def addmm_out(bias, a, b, beta, alpha, out):
@@ -26,8 +26,12 @@ def addmm_out(bias, a, b, beta, alpha, out):
     head = (bias_data, sm, sn, beta, alpha, a.data, b.data, out.data, m, k, n)
     rows = row_block(m, n)
     if rows:
-        return _addmm_rows, head + (scratch.floats(rows * n, "mm acc"), scratch.floats(4 * n, "mm b rows"), rows)
-    return _addmm, head + (scratch.floats(n, "mm acc"),)
+        step, ctx = _addmm_rows, head + (scratch.floats(rows * n, "mm acc"), scratch.floats(4 * n, "mm b rows"), rows)
+    else:
+        step, ctx = _addmm, head + (scratch.floats(n, "mm acc"),)
+    if alpha != 1 or beta not in (0, 1):  # the viper product sums bias * 1.0 and a @ b
+        return step, ctx
+    return viper_step(a, b, out, None if bias_data is None else bias, (1, m, k, n, 0, int(beta == 1), sm, sn), step, ctx)
 
 
 def _addmm(ctx):

@@ -6,12 +6,23 @@ loops.accumulate_rows, which boxes each element of the right operand once
 per block rather than once per row (the same sums, bit for bit). The lists
 are shared scratch (portable_kernels/scratch.py). Allocation in the step:
 boxed floats only.
+
+On ports with 64-bit native words (emitters.WIDE) float32 products run in
+f32_mm_viper (integer soft-float, no float objects, no allocation); the
+steps above stay as its fallback for operands holding inf or NaN, and run
+everywhere else.
 """
 
 from mpy_et import dtypes
 from mpy_et.port import const
 from portable_kernels import checks, scratch
+from portable_kernels.emitters import WIDE
 from portable_kernels.loops import accumulate, accumulate_rows, release
+
+if WIDE:
+    from array import array
+
+    from portable_kernels.f32_mm_viper import mm as viper_mm
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 _BLOCK_ELEMENTS = const(1024)
@@ -38,8 +49,28 @@ def mm_step(a, b, out, batches, m, k, n):
     rows = row_block(m, n)
     if rows:
         acc = scratch.floats(rows * n, "mm acc")
-        return _mm_rows, (a.data, b.data, out.data, batches, m, k, n, acc, scratch.floats(4 * n, "mm b rows"), rows)
-    return _mm, (a.data, b.data, out.data, batches, m, k, n, scratch.floats(n, "mm acc"))
+        step, ctx = _mm_rows, (a.data, b.data, out.data, batches, m, k, n, acc, scratch.floats(4 * n, "mm b rows"), rows)
+    else:
+        step, ctx = _mm, (a.data, b.data, out.data, batches, m, k, n, scratch.floats(n, "mm acc"))
+    return viper_step(a, b, out, None, (batches, m, k, n, k * n, 0, 0, 0), step, ctx)
+
+
+def viper_step(a, b, out, bias, ctl, step, ctx):
+    """The f32_mm_viper step for a float32 product where the port has it
+    (ctl: f32_mm_viper.CTL_WORDS), with (step, ctx) as its fallback;
+    (step, ctx) itself elsewhere."""
+    k = ctl[2]
+    if not WIDE or out.dtype != dtypes.FLOAT or not 0 < k < 0x4000 or 0 in ctl[:4]:
+        return step, ctx
+    words = array("i", ctl)
+    head = (scratch.words(k, "mm mantissas"), scratch.words(k, "mm exponents"), a.data, b.data, out.data)
+    return _viper, head + (words if bias is None else bias.data, words, step, ctx)
+
+
+def _viper(ctx):
+    xm, xe, a, b, o, bias, ctl, step, fallback = ctx
+    if viper_mm(xm, xm, 0, xe, a, b, o, bias, ctl):
+        step(fallback)
 
 
 def check_mm(a, b, out, what, batched=False):

@@ -238,6 +238,23 @@ def matmul_cases():
         Case("addmm 2 row blocks", "aten::addmm.out", [rnd(3, 1), rnd(3, 5, seed=34), rnd(5, 400, seed=35), 0.5, 2.0, Out((3, 400))]),
         Case("bmm 2 row blocks", "aten::bmm.out", [rnd(2, 3, 6), rnd(2, 6, 350), Out((2, 3, 350))]),
     ]
+    # inf / NaN operands: 64-bit viper ports hand these to the bytecode step (f32_mm_viper)
+    inf_a, nan_b, inf_bias = rnd(3, 6), rnd(2, 6, 4), rnd(2)
+    inf_a[1, 2] = float("inf")
+    nan_b[1, 3, 0] = NAN
+    inf_bias[0] = -float("inf")
+    zeros = torch.zeros(6, 2)
+    cases += [
+        Case("mm inf in self", "aten::mm.out", [inf_a, b, Out((3, 2))]),
+        Case("mm inf times zero", "aten::mm.out", [inf_a, zeros, Out((3, 2))]),
+        Case("bmm nan in mat2", "aten::bmm.out", [rnd(2, 3, 6), nan_b, Out((2, 3, 4))]),
+        Case("addmm -inf in bias", "aten::addmm.out", [inf_bias, a, b, 1, 1, Out((3, 2))]),
+        Case(
+            "addmm tiny and huge",
+            "aten::addmm.out",
+            [rnd(2, scale=1e-39, seed=41), rnd(3, 6, scale=1e-20, seed=42), rnd(6, 2, scale=1e30, seed=43), 1, 1, Out((3, 2))],
+        ),
+    ]
     return cases
 
 
