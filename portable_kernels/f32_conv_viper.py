@@ -7,14 +7,15 @@ fixed-point accumulator aligned to the largest product exponent seen so far.
 The sum is rounded once to float32 (to nearest, ties to even; denormals;
 overflow to inf) and stored as bits. No float object exists.
 
-Per output pixel the receptive field (cpg * kh * kw input values, zeros for
-the padding) is decoded once into two word buffers (signed mantissa,
-exponent), then summed against the weight row of every output channel of
-the group (OIHW rows are contiguous). Bias is the first term (bias * 1.0).
-Decoded exponents carry +1024 and zeros (padding included) are stored with
-exponent 0, so a zero's product lies more than 62 bits below any other term
-and is dropped without a test of its own (ptr32 loads do not sign-extend:
-a negative marker would read back as a huge exponent).
+The weight rows (OIHW: contiguous) of a chunk of output channels are
+decoded into two word buffers (signed mantissa, exponent); then per output
+pixel the receptive field (cpg * kh * kw input values, zeros for the
+padding) is decoded the same way and summed against every row of the chunk.
+Bias is the first term (bias * 1.0). Decoded exponents carry +1024 and
+zeros (padding included) are stored with exponent 0, so a product with a
+zero lies more than 62 bits below any other term and is dropped without a
+test of its own (ptr32 loads do not sign-extend: a negative marker would
+read back as a huge exponent).
 
 Imported only where portable_kernels.emitters.WIDE (64-bit native words).
 An inf or NaN in an input value that some output reads, a weight or a bias
@@ -28,16 +29,28 @@ import micropython
 
 # ctl words: n, groups, output channels per group, input channels per group,
 # h, w, kh, kw, stride h, stride w, padding h, padding w, dilation h,
-# dilation w, oh, ow, bias flag
-CTL_WORDS = 17
+# dilation w, oh, ow, bias flag, output channels per chunk (chunk_channels)
+CTL_WORDS = 18
+# decoded weights held at once (two words each: 64 KB of scratch)
+CHUNK_WEIGHTS = 8192
+
+
+def chunk_channels(opg, k):
+    """Output channels whose k weights each are decoded at once: at most
+    CHUNK_WEIGHTS weights (at least one channel), in chunks of equal size."""
+    most = max(1, CHUNK_WEIGHTS // k)
+    chunks = (opg + most - 1) // most
+    return (opg + chunks - 1) // chunks
 
 
 @micropython.viper
-def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, oobj, biasobj, ctlobj) -> int:  # noqa: F821
+def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, wmobj, weobj, oobj, biasobj, ctlobj) -> int:  # noqa: F821
     """out[b, c, oy, ox] = bias[c] + sum over the receptive field of input *
-    weight. xm / xe: scratch of cpg * kh * kw words. The three hot values
-    (mantissa row, weight row, accumulator) are the first three locals, the
-    ones x64 viper keeps in registers. Returns 1 on inf/NaN."""
+    weight. xm / xe: scratch of cpg * kh * kw words (the receptive field,
+    decoded); wm / we: scratch of chunk * cpg * kh * kw words (the weight rows
+    of a chunk of output channels, decoded). The three hot values (mantissa
+    row, weight row, accumulator) are the first three locals, the ones x64
+    viper keeps in registers. Returns 1 on inf/NaN."""
     ctl = ptr32(ctlobj)  # noqa: F821
     sign_bit = 1
     sign_bit = sign_bit << 31  # computed: a literal this large is an object on 31-bit small-int targets
@@ -64,151 +77,169 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, oobj, biasobj, ctlobj
     oh = ctl[14]
     ow = ctl[15]
     has_bias = ctl[16]
+    chunk = ctl[17]
+    wsrc = ptr32(wobj)  # noqa: F821
+    wm = ptr32(wmobj)  # noqa: F821
+    we = ptr32(weobj)  # noqa: F821
     hw = h * iw
     k = cpg * kh * kw
     ohw = oh * ow
     ocn = groups * opg
-    wbase = int(ptr32(wobj))  # noqa: F821
+    wmbase = int(wm)
+    webase = int(we)
     wrow = k * 4
     for b in range(n):
         for g in range(groups):
             xg = (b * groups + g) * cpg * hw
-            for oy in range(oh):
-                iy0 = oy * sy - py
-                for ox in range(ow):
-                    ix0 = ox * sx - px
-                    t = 0
-                    for c in range(cpg):  # decode the receptive field
-                        cb = xg + c * hw
-                        iy = iy0
-                        for _ky in range(kh):
-                            ix = ix0
-                            for _kx in range(kw):
-                                if iy < 0 or iy >= h or ix < 0 or ix >= iw:
-                                    xm[t] = 0
-                                    xe[t] = 0  # padding: far below any other term
-                                else:
-                                    v = x[cb + iy * iw + ix]
-                                    ex = (v >> 23) & 255
-                                    mx = v & 0x7FFFFF
-                                    if ex == 255:
-                                        return 1
-                                    if ex == 0:
-                                        if mx != 0:
-                                            ex = 1025
+            c0 = g * opg
+            while c0 < g * opg + opg:  # chunks of output channels
+                cnt = g * opg + opg - c0
+                if cnt > chunk:
+                    cnt = chunk
+                wi = c0 * k
+                wm = ptr32(wmbase)  # noqa: F821
+                we = ptr32(webase)  # noqa: F821
+                for t in range(cnt * k):  # decode the weight rows of the chunk
+                    v = wsrc[wi + t]
+                    ex = (v >> 23) & 255
+                    mx = v & 0x7FFFFF
+                    if ex == 255:
+                        return 1
+                    if ex == 0:
+                        if mx != 0:
+                            ex = 1025
+                    else:
+                        ex += 1024
+                        mx |= 0x800000
+                    if (v >> 31) & 1:
+                        mx = 0 - mx
+                    wm[t] = mx
+                    we[t] = ex
+                for oy in range(oh):
+                    iy0 = oy * sy - py
+                    for ox in range(ow):
+                        ix0 = ox * sx - px
+                        t = 0
+                        for c in range(cpg):  # decode the receptive field
+                            cb = xg + c * hw
+                            iy = iy0
+                            for _ky in range(kh):
+                                ix = ix0
+                                for _kx in range(kw):
+                                    if iy < 0 or iy >= h or ix < 0 or ix >= iw:
+                                        xm[t] = 0
+                                        xe[t] = 0  # padding: far below any other term
                                     else:
-                                        ex += 1024
-                                        mx |= 0x800000
-                                    if (v >> 31) & 1:
-                                        mx = 0 - mx
-                                    xm[t] = mx
-                                    xe[t] = ex
-                                t += 1
-                                ix += dx
-                            iy += dy
-                    oi = (b * ocn + g * opg) * ohw + oy * ow + ox
-                    for oc in range(g * opg, g * opg + opg):
-                        acc = 0
-                        ae = 1024  # no term yet: every product of nonzero values is above
-                        if has_bias:  # bias * 1.0 is the first term
-                            v = bias[oc]
-                            ex = (v >> 23) & 255
-                            mx = v & 0x7FFFFF
-                            if ex == 255:
-                                return 1
-                            if ex != 0 or mx != 0:
-                                if ex == 0:
-                                    ex = 1
-                                else:
-                                    mx |= 0x800000
-                                acc = mx << 23
-                                if (v >> 31) & 1:
-                                    acc = 0 - acc
-                                ae = ex + 1151
-                        w = ptr32(wbase + oc * wrow)  # noqa: F821
-                        for t in range(k):
-                            v = w[t]
-                            ew = (v >> 23) & 255
-                            if ew == 0:
-                                mw = v & 0x7FFFFF
-                                if mw == 0:
-                                    continue
-                                ew = 1
-                            else:
-                                if ew == 255:
+                                        v = x[cb + iy * iw + ix]
+                                        ex = (v >> 23) & 255
+                                        mx = v & 0x7FFFFF
+                                        if ex == 255:
+                                            return 1
+                                        if ex == 0:
+                                            if mx != 0:
+                                                ex = 1025
+                                        else:
+                                            ex += 1024
+                                            mx |= 0x800000
+                                        if (v >> 31) & 1:
+                                            mx = 0 - mx
+                                        xm[t] = mx
+                                        xe[t] = ex
+                                    t += 1
+                                    ix += dx
+                                iy += dy
+                        oi = (b * ocn + c0) * ohw + oy * ow + ox
+                        for oc in range(c0, c0 + cnt):
+                            acc = 0
+                            ae = 2048  # no term yet: every product of nonzero values is above
+                            if has_bias:  # bias * 1.0 is the first term
+                                v = bias[oc]
+                                ex = (v >> 23) & 255
+                                mx = v & 0x7FFFFF
+                                if ex == 255:
                                     return 1
-                                mw = (v & 0x7FFFFF) | 0x800000
-                            p = ((int(xm[t]) << 32) >> 32) * mw  # sign-extend the stored mantissa
-                            if (v >> 31) & 1:
-                                p = 0 - p
-                            pe = int(xe[t]) + ew
-                            if pe > ae:
-                                d = pe - ae
-                                if d > 62:
-                                    acc = 0
+                                if ex != 0 or mx != 0:
+                                    if ex == 0:
+                                        ex = 1
+                                    else:
+                                        mx |= 0x800000
+                                    acc = mx << 23
+                                    if (v >> 31) & 1:
+                                        acc = 0 - acc
+                                    ae = ex + 2175  # 127 (the exponent of 1.0) + 2 * 1024
+                            w = ptr32(wmbase + (oc - c0) * wrow)  # noqa: F821
+                            we = ptr32(webase + (oc - c0) * wrow)  # noqa: F821
+                            for t in range(k):
+                                p = ((int(xm[t]) << 32) >> 32) * ((int(w[t]) << 32) >> 32)  # mantissas, sign-extended
+                                pe = int(xe[t]) + int(we[t])
+                                if pe > ae:
+                                    d = pe - ae
+                                    if d > 62:
+                                        acc = 0
+                                    else:
+                                        acc = acc >> d
+                                    ae = pe
                                 else:
-                                    acc = acc >> d
-                                ae = pe
+                                    d = ae - pe
+                                    if d > 62:
+                                        continue
+                                    p = p >> d
+                                acc += p
+                            # round acc * 2**(ae - 300) to float32 bits
+                            ae -= 2048
+                            s = 0
+                            if acc < 0:
+                                s = sign_bit
+                                acc = 0 - acc
+                            if acc == 0:
+                                o[oi] = 0
+                                oi += ohw
+                                continue
+                            pp = 0
+                            q = acc
+                            if q >> 32:
+                                q = q >> 32
+                                pp += 32
+                            if q >> 16:
+                                q = q >> 16
+                                pp += 16
+                            if q >> 8:
+                                q = q >> 8
+                                pp += 8
+                            if q >> 4:
+                                q = q >> 4
+                                pp += 4
+                            if q >> 2:
+                                q = q >> 2
+                                pp += 2
+                            if q >> 1:
+                                pp += 1
+                            fe = pp + ae - 173  # biased float32 exponent of the sum
+                            if fe < 1:
+                                fe = 1  # denormal: the mantissa's unit is 2**-149
+                            sh = fe + 150 - ae
+                            if sh > 0:
+                                if sh > 62:  # keep a sticky bit below the rounding point
+                                    d = sh - 62
+                                    if d > 62:
+                                        acc = 1
+                                    else:
+                                        q = acc >> d
+                                        if (q << d) != acc:
+                                            q |= 1
+                                        acc = q
+                                    sh = 62
+                                r = acc >> sh
+                                rem = acc - (r << sh)
+                                half = 1 << (sh - 1)
+                                if rem > half or (rem == half and (r & 1)):
+                                    r += 1
                             else:
-                                d = ae - pe
-                                if d > 62:
-                                    continue
-                                p = p >> d
-                            acc += p
-                        # round acc * 2**(ae - 300) to float32 bits
-                        ae -= 1024
-                        s = 0
-                        if acc < 0:
-                            s = sign_bit
-                            acc = 0 - acc
-                        if acc == 0:
-                            o[oi] = 0
+                                r = acc << (0 - sh)
+                            bits = ((fe - 1) << 23) + r  # a rounding carry moves into the exponent
+                            if bits >= inf_bits:
+                                bits = inf_bits
+                            o[oi] = bits | s
                             oi += ohw
-                            continue
-                        pp = 0
-                        q = acc
-                        if q >> 32:
-                            q = q >> 32
-                            pp += 32
-                        if q >> 16:
-                            q = q >> 16
-                            pp += 16
-                        if q >> 8:
-                            q = q >> 8
-                            pp += 8
-                        if q >> 4:
-                            q = q >> 4
-                            pp += 4
-                        if q >> 2:
-                            q = q >> 2
-                            pp += 2
-                        if q >> 1:
-                            pp += 1
-                        fe = pp + ae - 173  # biased float32 exponent of the sum
-                        if fe < 1:
-                            fe = 1  # denormal: the mantissa's unit is 2**-149
-                        sh = fe + 150 - ae
-                        if sh > 0:
-                            if sh > 62:  # keep a sticky bit below the rounding point
-                                d = sh - 62
-                                if d > 62:
-                                    acc = 1
-                                else:
-                                    q = acc >> d
-                                    if (q << d) != acc:
-                                        q |= 1
-                                    acc = q
-                                sh = 62
-                            r = acc >> sh
-                            rem = acc - (r << sh)
-                            half = 1 << (sh - 1)
-                            if rem > half or (rem == half and (r & 1)):
-                                r += 1
-                        else:
-                            r = acc << (0 - sh)
-                        bits = ((fe - 1) << 23) + r  # a rounding carry moves into the exponent
-                        if bits >= inf_bits:
-                            bits = inf_bits
-                        o[oi] = bits | s
-                        oi += ohw
+                c0 += cnt
     return 0

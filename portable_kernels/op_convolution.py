@@ -43,6 +43,7 @@ from portable_kernels.loops import release
 if WIDE:
     from array import array
 
+    from portable_kernels.f32_conv_viper import chunk_channels
     from portable_kernels.f32_conv_viper import conv as viper_conv
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
@@ -107,17 +108,19 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
         return None
     ctl = (n, groups, oc // groups, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, 0 if bias is None else 1)
     step, ctx = _bytecode(x, weight, bias, out, ctl)
-    if not WIDE or out.dtype != dtypes.FLOAT or cpg * kh * kw >= 0x4000:
-        return step, ctx
     k = cpg * kh * kw
-    words = array("i", ctl)
-    head = (scratch.words(k, "conv mantissas"), scratch.words(k, "conv exponents"), x.data, weight.data, out.data)
+    if not WIDE or out.dtype != dtypes.FLOAT or k >= 0x4000:
+        return step, ctx
+    chunk = chunk_channels(oc // groups, k)
+    words = array("i", ctl + (chunk,))
+    head = (scratch.words(k, "conv mantissas"), scratch.words(k, "conv exponents"), x.data, weight.data)
+    head += (scratch.words(chunk * k, "conv weight mantissas"), scratch.words(chunk * k, "conv weight exponents"), out.data)
     return _viper, head + (words if bias is None else bias.data, words, step, ctx)
 
 
 def _viper(ctx):
-    xm, xe, x, wt, o, bias, ctl, step, fallback = ctx
-    if viper_conv(xm, xm, 0, xe, x, wt, o, bias, ctl):  # inf or NaN: the bytecode step keeps torch's results
+    xm, xe, x, wt, wm, we, o, bias, ctl, step, fallback = ctx
+    if viper_conv(xm, xm, 0, xe, x, wt, wm, we, o, bias, ctl):  # inf or NaN: the bytecode step keeps torch's results
         step(fallback)
 
 

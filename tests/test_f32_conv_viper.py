@@ -29,7 +29,7 @@ def _bits(x):
 
 def _ref(case):
     ctl, x, wt, bias = case
-    n, groups, opg, cpg, h, w, kh, kw, sy, sx, py, px, dy, dx, oh, ow, has_bias = ctl
+    n, groups, opg, cpg, h, w, kh, kw, sy, sx, py, px, dy, dx, oh, ow, has_bias, _ = ctl
     out = []
     for b in range(n):
         for c in range(groups * opg):
@@ -64,22 +64,25 @@ def _values(rng, count, lo, hi, special=()):
     return vals
 
 
-def _geometry(n, groups, opg, cpg, h, w, kh, kw, s=(1, 1), p=(0, 0), d=(1, 1), bias=1):
+def _geometry(n, groups, opg, cpg, h, w, kh, kw, s=(1, 1), p=(0, 0), d=(1, 1), bias=1, chunk=None):
+    """The control words; chunk: output channels whose weights are decoded at once."""
     oh = (h + 2 * p[0] - d[0] * (kh - 1) - 1) // s[0] + 1
     ow = (w + 2 * p[1] - d[1] * (kw - 1) - 1) // s[1] + 1
-    return [n, groups, opg, cpg, h, w, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], oh, ow, bias]
+    return [n, groups, opg, cpg, h, w, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], oh, ow, bias, chunk or opg]
 
 
 # 2-D and 1-D (h = kh = 1) geometries: stride, padding, dilation, groups,
-# depthwise (with multiplier 1 and 2), pointwise, batch 2, no bias
+# depthwise (with multiplier 1 and 2), pointwise, batch 2, no bias, weights
+# decoded in chunks of output channels (with a shorter last chunk)
 GEOMETRIES = [
     _geometry(1, 1, 4, 3, 6, 7, 3, 3, p=(1, 1)),
-    _geometry(1, 1, 3, 2, 9, 8, 3, 3, s=(2, 2), p=(1, 1), bias=0),
+    _geometry(1, 1, 3, 2, 9, 8, 3, 3, s=(2, 2), p=(1, 1), bias=0, chunk=2),
+    _geometry(2, 2, 5, 3, 4, 5, 3, 3, p=(1, 1), chunk=2),
     _geometry(1, 1, 2, 2, 9, 9, 3, 3, p=(2, 2), d=(2, 2)),
     _geometry(2, 2, 3, 2, 5, 6, 3, 3, p=(1, 1)),
     _geometry(1, 4, 1, 1, 7, 7, 3, 3, s=(2, 2), p=(1, 1)),
     _geometry(1, 3, 2, 1, 6, 5, 3, 3, p=(1, 1), bias=0),
-    _geometry(1, 1, 5, 8, 4, 4, 1, 1),
+    _geometry(1, 1, 5, 8, 4, 4, 1, 1, chunk=3),
     _geometry(1, 1, 3, 4, 5, 5, 1, 1, s=(2, 2), bias=0),
     _geometry(1, 1, 3, 2, 1, 20, 1, 5, s=(1, 2), p=(0, 2)),
     _geometry(2, 2, 2, 3, 1, 16, 1, 3, d=(1, 3), p=(0, 1), bias=0),
@@ -145,7 +148,7 @@ def _far_below_cases():
 def _blob(cases):
     out = bytearray()
     for ctl, x, wt, bias in cases:
-        out += struct.pack("<17i", *ctl)
+        out += struct.pack("<18i", *ctl)
         for vals in (x, wt, bias):
             out += struct.pack("<%df" % len(vals), *vals)
     return bytes(out)

@@ -1,6 +1,6 @@
 # Runs on unix MicroPython (tests/test_f32_conv_viper.py): every case of
 # DATA_DIR/cases.bin through portable_kernels.f32_conv_viper.conv under
-# micropython.heap_lock(), printing the result bits. Case: 17 int32 control
+# micropython.heap_lock(), printing the result bits. Case: 18 int32 control
 # words (f32_conv_viper.CTL_WORDS), then the float32 words of x, weight and
 # bias (none when the bias flag is 0).
 import struct
@@ -15,8 +15,8 @@ pos = 0
 case = 0
 r = 0
 while pos < len(blob):
-    head = struct.unpack_from("<17i", blob, pos)
-    pos += 68
+    head = struct.unpack_from("<18i", blob, pos)
+    pos += 72
     n, groups, opg, cpg, h, w, kh, kw = head[:8]
     oh, ow, has_bias = head[14:17]
     nx = n * groups * cpg * h * w
@@ -33,8 +33,10 @@ while pos < len(blob):
     k = cpg * kh * kw
     xm = bytearray(4 * k)
     xe = bytearray(4 * k)
+    wm = bytearray(4 * k * head[17])
+    we = bytearray(4 * k * head[17])
     micropython.heap_lock()
-    r = conv(xm, xm, 0, xe, x, wt, o, bias if nb else ctl, ctl)
+    r = conv(xm, xm, 0, xe, x, wt, wm, we, o, bias if nb else ctl, ctl)
     micropython.heap_unlock()
     words = struct.unpack("<%dI" % (len(o) // 4), o)
     print("CASE", case, r, " ".join("%x" % v for v in words))
