@@ -29,7 +29,8 @@ arithmetic results). The lists live as long as the loaded method.
 
 On ports with 64-bit native words (emitters.WIDE) float32 convolutions with
 fewer than 2**14 terms per output run in f32_conv_viper (integer soft-float,
-no float objects, no allocation); the steps above stay as its fallback for
+no float objects, no allocation; depthwise ones in f32_conv_dw_viper); the
+steps above stay as their fallback for
 an inf or NaN, and run everywhere else.
 """
 
@@ -43,6 +44,7 @@ from portable_kernels.loops import release
 if WIDE:
     from array import array
 
+    from portable_kernels.f32_conv_dw_viper import conv_dw as viper_conv_dw
     from portable_kernels.f32_conv_viper import chunk_channels
     from portable_kernels.f32_conv_viper import conv as viper_conv
 
@@ -113,9 +115,19 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
         return step, ctx
     chunk = chunk_channels(oc // groups, k)
     words = array("i", ctl + (chunk,))
+    bwords = words if bias is None else bias.data
+    if cpg == 1 and oc == groups:  # depthwise
+        wm, we = scratch.words(k, "conv weight mantissas"), scratch.words(k, "conv weight exponents")
+        return _viper_dw, (x.data, wm, weight.data, we, out.data, bwords, words, step, ctx)
     head = (scratch.words(k, "conv mantissas"), scratch.words(k, "conv exponents"), x.data, weight.data)
     head += (scratch.words(chunk * k, "conv weight mantissas"), scratch.words(chunk * k, "conv weight exponents"), out.data)
-    return _viper, head + (words if bias is None else bias.data, words, step, ctx)
+    return _viper, head + (bwords, words, step, ctx)
+
+
+def _viper_dw(ctx):
+    x, wm, wt, we, o, bias, ctl, step, fallback = ctx
+    if viper_conv_dw(x, wm, 0, wt, we, o, bias, ctl):  # inf or NaN: the bytecode step keeps torch's results
+        step(fallback)
 
 
 def _viper(ctx):

@@ -162,6 +162,8 @@ OPS = [
     ("pointwise", 0, 2, 8, 4, 4, 5, 1, 1, 1, 0, 1, 1, 0, None),
     ("1-D dilated", 1, 1, 3, 1, 12, 4, 1, 3, 1, 2, 2, 1, 1, None),
     ("NaN input", 0, 1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, (0, math.nan)),
+    ("NaN input depthwise", 0, 1, 4, 5, 5, 4, 3, 3, 2, 1, 1, 4, 1, (0, math.nan)),
+    ("inf weight depthwise 1-D", 1, 1, 3, 1, 9, 3, 1, 3, 1, 1, 1, 3, 0, (1, math.inf)),
     ("inf weight", 0, 1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 0, (1, math.inf)),
     ("-inf bias", 1, 1, 2, 1, 9, 2, 1, 3, 1, 1, 1, 2, 1, (2, -math.inf)),
     ("2**14 terms", 0, 1, 2048, 3, 3, 2, 3, 3, 1, 0, 1, 1, 1, None),
@@ -203,13 +205,16 @@ def results():
     out = run_code("unix", open(RUNNER).read(), files=files, timeout=120)
     rows = [line.split()[1:] for line in out.splitlines() if line.startswith("CASE")]
     assert len(rows) == len(allc), out[-2000:]
+    # f32_conv_dw_viper.conv_dw on the cases with one input channel per group
+    dw = {int(line.split()[1]): line.split()[1:] for line in out.splitlines() if line.startswith("DWCASE")}
+    assert sorted(dw) == [i for i, c in enumerate(allc) if c[0][3] == 1], out[-2000:]
     ops = [line.split()[1:] for line in out.splitlines() if line.startswith("OPCASE")]
     assert len(ops) == len(OPS), out[-2000:]
-    return cases, refused, rows, (tensors, ops)
+    return cases, refused, rows, (tensors, ops), dw
 
 
 def test_terms_far_below_the_largest_may_be_dropped(results):
-    _, _, rows, _ = results
+    _, _, rows, _, _ = results
     far = _far_below_cases()
     for case, (_, ret, *words) in zip(far, rows[len(rows) - len(far) :]):
         assert ret == "0"
@@ -220,9 +225,11 @@ def test_terms_far_below_the_largest_may_be_dropped(results):
 
 
 def test_convolutions_are_the_exact_sum_rounded_once(results):
-    cases, _, rows, _ = results
+    cases, _, rows, _, dw = results
     checked = differ = 0
-    for case, (_, ret, *words) in zip(cases, rows):
+    pairs = list(zip(cases, rows)) + [(cases[i], dw[i]) for i in sorted(dw) if i < len(cases)]
+    assert len(pairs) > len(cases) + 10
+    for case, (_, ret, *words) in pairs:
         assert ret == "0", case[0]
         want = _ref(case)
         got = [int(w, 16) for w in words]
@@ -239,8 +246,11 @@ def test_convolutions_are_the_exact_sum_rounded_once(results):
 
 
 def test_inf_and_nan_that_an_output_reads_are_refused(results):
-    cases, refused, rows, _ = results
-    for (case, want), (_, ret, *words) in zip(refused, rows[len(cases) :]):
+    cases, refused, rows, _, dw = results
+    at = range(len(cases), len(cases) + len(refused))
+    both = [(r, rows[i]) for r, i in zip(refused, at)] + [(r, dw[i]) for r, i in zip(refused, at) if i in dw]
+    assert len(both) == 2 * len(refused)
+    for (case, want), (_, ret, *words) in both:
         assert ret == ("1" if want else "0"), case
         if not want:
             assert [int(w, 16) for w in words] == [_bits(3.0)] * 4
@@ -250,13 +260,20 @@ def test_convolution_out_runs_the_viper_step_and_falls_back_on_inf_and_nan(resul
     import torch
 
     tensors, ops = results[3]
+    steps = {
+        "2**14 terms": "_conv3x3",
+        "depthwise": "_viper_dw",
+        "NaN input depthwise": "_viper_dw",
+        "inf weight depthwise 1-D": "_viper_dw",
+        "-inf bias": "_viper_dw",
+    }
     for case, (x, wt, bias), (_, step, *words) in zip(OPS, tensors, ops):
         name, one_d, _, _, _, _, _, _, _, s, p, d, g = case[:13]
         fn = torch.nn.functional.conv1d if one_d else torch.nn.functional.conv2d
         want = fn(x.double(), wt.double(), None if bias is None else bias.double(), s, p, d, g).float().flatten()
         got = torch.tensor([struct.unpack("<f", struct.pack("<I", int(v, 16)))[0] for v in words])
-        # the viper step is chosen for every float32 convolution with < 2**14 terms per output
-        assert step == ("_conv3x3" if name == "2**14 terms" else "_viper"), (name, step)
+        # a viper step is chosen for every float32 convolution with < 2**14 terms per output
+        assert step == steps.get(name, "_viper"), (name, step)
         assert torch.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True), (name, got, want)
         if case[14]:
             assert got.isnan().any() or got.isinf().any(), name

@@ -1,6 +1,7 @@
 # Runs on unix MicroPython (tests/test_f32_conv_viper.py): every case of
 # DATA_DIR/cases.bin through portable_kernels.f32_conv_viper.conv under
-# micropython.heap_lock(), printing the result bits. Case: 18 int32 control
+# micropython.heap_lock() (and f32_conv_dw_viper.conv_dw where there is one
+# input channel per group: DWCASE lines), printing the result bits. Case: 18 int32 control
 # words (f32_conv_viper.CTL_WORDS), then the float32 words of x, weight and
 # bias (none when the bias flag is 0).
 import struct
@@ -8,6 +9,7 @@ from array import array
 
 import micropython
 
+from portable_kernels.f32_conv_dw_viper import conv_dw
 from portable_kernels.f32_conv_viper import conv
 
 blob = open(DATA_DIR + "/cases.bin", "rb").read()  # noqa: F821 (defined by host_tools.targets.run_code)
@@ -40,6 +42,12 @@ while pos < len(blob):
     micropython.heap_unlock()
     words = struct.unpack("<%dI" % (len(o) // 4), o)
     print("CASE", case, r, " ".join("%x" % v for v in words))
+    if cpg == 1:  # one input channel per group: conv_dw too
+        micropython.heap_lock()
+        r = conv_dw(x, wm, 0, wt, we, o, bias if nb else ctl, ctl)
+        micropython.heap_unlock()
+        words = struct.unpack("<%dI" % (len(o) // 4), o)
+        print("DWCASE", case, r, " ".join("%x" % v for v in words))
     case += 1
 
 # Whole convolutions through aten::convolution.out (DATA_DIR/ops.bin): per
