@@ -7,7 +7,16 @@ pass, otherwise two walks over out (max with min, then min with max).
 The integer steps allocate nothing.
 """
 
+import struct
+
+from mpy_et import dtypes, noalloc
 from portable_kernels import checks, loops
+from portable_kernels.emitters import HAS_NATIVE
+
+if HAS_NATIVE:
+    from array import array
+
+    from portable_kernels.f32_clamp_viper import clamp as viper_clamp
 
 
 def clamp_out(x, lo, hi, out):
@@ -47,11 +56,36 @@ def clamp_tensor_out(x, lo, hi, out):
 
 
 def clamp_steps(x, out, lo, hi):
+    if HAS_NATIVE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel:
+        lo_bits, hi_bits = _bits(lo), _bits(hi)
+        if lo_bits is not False and hi_bits is not False:
+            ctl = (0, 0) if lo is None else (1, _signed(lo_bits))
+            ctl += (0, 0) if hi is None else (1, _signed(hi_bits))
+            return _clamp_bits, (x.data, out.data, x.numel, array("i", ctl))
     if hi is None:
         return _clamp_min, (x.data, out.data, x.numel, lo)
     if lo is None:
         return _clamp_max, (x.data, out.data, x.numel, hi)
     return _clamp, (x.data, out.data, x.numel, lo, hi)
+
+
+def _bits(v):
+    """A bound's float32 bits; None for no bound, False when the bits would
+    not compare as the number does (NaN, or not exactly a float32)."""
+    if v is None:
+        return None
+    b = struct.unpack("<I", struct.pack("<f", v))[0]
+    if v != v or struct.unpack("<f", struct.pack("<I", b))[0] != v:
+        return False
+    return b
+
+
+def _signed(b):
+    return b - 0x100000000 if b >> 31 else b
+
+
+def _clamp_bits(ctx):
+    viper_clamp(ctx[0], ctx[1], ctx[2], ctx[3])
 
 
 def _clamp(ctx):
@@ -134,3 +168,6 @@ def _max_row(rctx, ix, ih, io):
         o[k] = m if v > m or m != m else v
         ix += sx
         ih += sh
+
+
+noalloc.mark(_clamp_bits)

@@ -1,13 +1,25 @@
-"""aten::relu.out. The integer step allocates nothing."""
+"""aten::relu.out. The integer step allocates nothing; float32 runs on the
+bits in viper where the port has a native emitter (f32_clamp_viper), and
+then allocates nothing either."""
 
-from mpy_et import dtypes
+from mpy_et import dtypes, noalloc
 from portable_kernels import checks
+from portable_kernels.emitters import HAS_NATIVE
+
+if HAS_NATIVE:
+    from portable_kernels.f32_clamp_viper import relu as viper_relu
 
 
 def relu_out(x, out):
     checks.unary(x, out, "relu")
+    if HAS_NATIVE and x.dtype == dtypes.FLOAT and x.numel:
+        return _relu_bits, (x.data, out.data, x.numel)
     zero = 0.0 if x.dtype in dtypes.FLOATING else 0
     return _relu, (x.data, out.data, x.numel, zero)
+
+
+def _relu_bits(ctx):
+    viper_relu(ctx[0], ctx[1], ctx[2])
 
 
 def _relu(ctx):
@@ -15,3 +27,6 @@ def _relu(ctx):
     for i in range(n):
         v = src[i]
         dst[i] = zero if v < zero else v  # NaN passes through, as in torch
+
+
+noalloc.mark(_relu_bits)
