@@ -7,13 +7,18 @@ while values stay within MicroPython's small-int range (+-2**30 on 32-bit
 ports).
 """
 
-from portable_kernels import checks, loops
+from portable_kernels import checks, f32_arith, loops
 
 
 def add_out(a, b, alpha, out):
     r = checks.arith_dtype((a, b), (), out, "add")
     checks.alpha(alpha, r, "add")
-    return alpha_steps(a, b, out, alpha, loops.broadcast(a, b, out, "add"), _add, r)
+    plan = loops.broadcast(a, b, out, "add")
+    if alpha == 1 or alpha == -1:
+        fast = f32_arith.steps(a, b, out, f32_arith.ADD if alpha == 1 else f32_arith.SUB, plan)
+        if fast:
+            return fast
+    return alpha_steps(a, b, out, alpha, plan, _add, r)
 
 
 def add_scalar_out(a, other, alpha, out):

@@ -5,12 +5,15 @@ integer steps allocate nothing while products stay within MicroPython's
 small-int range (+-2**30 on 32-bit ports).
 """
 
-from portable_kernels import checks, loops
+from portable_kernels import checks, f32_arith, loops
 
 
 def mul_out(a, b, out):
     r = checks.arith_dtype((a, b), (), out, "mul")
     plan = loops.broadcast(a, b, out, "mul")
+    fast = f32_arith.steps(a, b, out, f32_arith.MUL, plan)
+    if fast:
+        return fast
     if plan is None:
         ctx = (a.data, b.data, out.data, out.numel)
         return loops.int_steps(out, r, _mul, ctx)

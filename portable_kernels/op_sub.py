@@ -1,7 +1,7 @@
 """aten::sub.out, aten::sub.Scalar_out: self - alpha * other (add's loops,
 alpha negated; integer results wrap as in torch)."""
 
-from portable_kernels import checks, loops
+from portable_kernels import checks, f32_arith, loops
 from portable_kernels.op_add import alpha_steps, scalar_step
 
 
@@ -9,6 +9,10 @@ def sub_out(a, b, alpha, out):
     r = checks.arith_dtype((a, b), (), out, "sub")
     checks.alpha(alpha, r, "sub")
     plan = loops.broadcast(a, b, out, "sub")
+    if alpha == 1 or alpha == -1:
+        fast = f32_arith.steps(a, b, out, f32_arith.SUB if alpha == 1 else f32_arith.ADD, plan)
+        if fast:
+            return fast
     if plan is None and alpha == 1:
         ctx = (a.data, b.data, out.data, out.numel)
         return loops.int_steps(out, r, _sub, ctx)

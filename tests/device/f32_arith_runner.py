@@ -1,0 +1,55 @@
+# Runs on unix MicroPython (tests/test_f32_arith_viper.py): float32 add, sub
+# and mul of the pairs in DATA_DIR/pairs.bin through f32_arith_viper.binary,
+# against the bytecode result (a float64 op of two float32s stored as
+# float32), bit for bit; then the kernels' steps, in place, with a NaN.
+import struct
+from array import array
+
+import micropython
+
+from mpy_et import dtypes
+from mpy_et.tensor import Tensor
+from portable_kernels.f32_arith_viper import binary
+from portable_kernels.op_add import add_out
+from portable_kernels.op_mul import mul_out
+from portable_kernels.op_sub import sub_out
+
+blob = open(DATA_DIR + "/pairs.bin", "rb").read()  # noqa: F821
+n = len(blob) // 8
+a = array("f", blob[: 4 * n])
+b = array("f", blob[4 * n :])
+o = array("f", bytes(4 * n))
+want = array("f", bytes(4 * n))
+done = 0
+for op in range(3):
+    ctl = array("i", (op, n, 0, 0, 0, 1, 1))
+    micropython.heap_lock()
+    done = binary(a, b, o, ctl)
+    micropython.heap_unlock()
+    for i in range(n):
+        want[i] = a[i] + b[i] if op == 0 else (a[i] - b[i] if op == 1 else a[i] * b[i])
+    got = struct.unpack("<%dI" % n, o)
+    exp = struct.unpack("<%dI" % n, want)
+    differ = sum(1 for i in range(n) if got[i] != exp[i])
+    print("OP", op, done, differ, n)
+
+
+def tensor(sizes, values):
+    t = Tensor(dtypes.FLOAT, sizes)
+    t.bind(bytearray(t.nbytes), 0)
+    for i in range(len(values)):
+        t.data[i] = values[i]
+    return t
+
+
+def values(t):
+    return [t.data[i] for i in range(t.numel)]
+
+
+nan = float("nan")
+for what, kernel in (("add", lambda x, y, z: add_out(x, y, 1, z)), ("sub", lambda x, y, z: sub_out(x, y, 1, z)), ("mul", mul_out)):
+    x = tensor([2, 3], [1.5, nan, -2.0, 4.0, 0.25, -0.0])
+    y = tensor([3], [0.5, 2.0, float("inf")])
+    step, ctx = kernel(x, y, x)  # in place, broadcast rows, NaN and inf mid-row
+    step(ctx)
+    print("KERNEL", what, step.__name__, values(x))
