@@ -29,8 +29,11 @@ import micropython
 
 # ctl words: n, groups, output channels per group, input channels per group,
 # h, w, kh, kw, stride h, stride w, padding h, padding w, dilation h,
-# dilation w, oh, ow, bias flag, output channels per chunk (chunk_channels)
-CTL_WORDS = 18
+# dilation w, oh, ow, bias flag, output channels per chunk (chunk_channels),
+# transposed flag (then weight is (in channels, out channels / groups, kh,
+# kw) and output (oy, ox) reads input ((oy + ph - ky * dh) / sh, ...) where
+# that divides exactly)
+CTL_WORDS = 19
 # decoded weights held at once (two words each: 64 KB of scratch)
 CHUNK_WEIGHTS = 8192
 
@@ -78,6 +81,8 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, wmobj, weobj, oobj, b
     ow = ctl[15]
     has_bias = ctl[16]
     chunk = ctl[17]
+    tr = ctl[18]
+    k2 = kh * kw
     wsrc = ptr32(wobj)  # noqa: F821
     wm = ptr32(wmobj)  # noqa: F821
     we = ptr32(weobj)  # noqa: F821
@@ -100,7 +105,12 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, wmobj, weobj, oobj, b
                 wm = ptr32(wmbase)  # noqa: F821
                 we = ptr32(webase)  # noqa: F821
                 for t in range(cnt * k):  # decode the weight rows of the chunk
-                    v = wsrc[wi + t]
+                    if tr:  # (in channels, out channels / groups, kh, kw): gather row c0 + t // k
+                        ocl = t // k
+                        icg = (t - ocl * k) // k2
+                        v = wsrc[((g * cpg + icg) * opg + c0 - g * opg + ocl) * k2 + t - ocl * k - icg * k2]
+                    else:
+                        v = wsrc[wi + t]
                     ex = (v >> 23) & 255
                     mx = v & 0x7FFFFF
                     if ex == 255:
@@ -119,6 +129,9 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, wmobj, weobj, oobj, b
                     iy0 = oy * sy - py
                     for ox in range(ow):
                         ix0 = ox * sx - px
+                        if tr:  # taps walk back from the output position (+ padding)
+                            iy0 = oy + py
+                            ix0 = ox + px
                         t = 0
                         for c in range(cpg):  # decode the receptive field
                             cb = xg + c * hw
@@ -126,6 +139,13 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, wmobj, weobj, oobj, b
                             for _ky in range(kh):
                                 ix = ix0
                                 for _kx in range(kw):
+                                    if tr:  # transposed: the input pixel whose stride lands here, if any
+                                        ny = iy
+                                        nx = ix
+                                        iy = -1
+                                        if ny >= 0 and ny % sy == 0 and nx >= 0 and nx % sx == 0:
+                                            iy = ny // sy
+                                            ix = nx // sx
                                     if iy < 0 or iy >= h or ix < 0 or ix >= iw:
                                         xm[t] = 0
                                         xe[t] = 0  # padding: far below any other term
@@ -146,8 +166,15 @@ def conv(xm: ptr32, w: ptr32, acc: int, xeobj, xobj, wobj, wmobj, weobj, oobj, b
                                         xm[t] = mx
                                         xe[t] = ex
                                     t += 1
-                                    ix += dx
-                                iy += dy
+                                    if tr:
+                                        iy = ny
+                                        ix = nx - dx
+                                    else:
+                                        ix += dx
+                                if tr:
+                                    iy -= dy
+                                else:
+                                    iy += dy
                         oi = (b * ocn + c0) * ohw + oy * ow + ox
                         for oc in range(c0, c0 + cnt):
                             acc = 0

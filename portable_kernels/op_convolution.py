@@ -27,11 +27,11 @@ How the step is fast in plain bytecode:
 Allocation in the step: boxed floats only (reads of float32 elements and
 arithmetic results). The lists live as long as the loaded method.
 
-On ports with 64-bit native words (emitters.WIDE) float32 convolutions with
-fewer than 2**14 terms per output run in f32_conv_viper (integer soft-float,
-no float objects, no allocation; depthwise ones in f32_conv_dw_viper); the
-steps above stay as their fallback for
-an inf or NaN, and run everywhere else.
+On ports with 64-bit native words (emitters.WIDE) float32 convolutions,
+transposed ones included, with fewer than 2**14 terms per output run in
+f32_conv_viper (integer soft-float, no float objects, no allocation;
+depthwise ones in f32_conv_dw_viper); the steps above stay as their
+fallback for an inf or NaN, and run everywhere else.
 """
 
 from mpy_et import dtypes
@@ -73,7 +73,14 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     if transposed:
         geometry = (x.sizes[0], x.sizes[1], 1 if nd == 3 else x.sizes[2], x.sizes[-1])
         geometry += ((1, stride[0]), (0, padding[0]), (1, dilation[0])) if nd == 3 else (stride, padding, dilation)
-        return conv_transposed.prepare(x, weight, bias, geometry, output_padding, groups, out, what)
+        prepared = conv_transposed.prepare(x, weight, bias, geometry, output_padding, groups, out, what)
+        if prepared is None:
+            return None
+        n, c, h, w, (sh, sw), (ph, pw), (dh, dw) = geometry
+        kh, kw = (1, weight.sizes[2]) if nd == 3 else (weight.sizes[2], weight.sizes[3])
+        oh, ow = (1, out.sizes[2]) if nd == 3 else (out.sizes[2], out.sizes[3])
+        ctl = (n, groups, weight.sizes[1], c // groups, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, 0 if bias is None else 1)
+        return _viper_step(x, weight, bias, out, ctl, 1, prepared[0], prepared[1])
     if nd == 3:  # 1-D: a 2-D convolution over a height-1 plane
         n, c, h, w = x.sizes[0], x.sizes[1], 1, x.sizes[2]
         oc, cpg, kh, kw = weight.sizes[0], weight.sizes[1], 1, weight.sizes[2]
@@ -110,13 +117,22 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
         return None
     ctl = (n, groups, oc // groups, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, 0 if bias is None else 1)
     step, ctx = _bytecode(x, weight, bias, out, ctl)
+    return _viper_step(x, weight, bias, out, ctl, 0, step, ctx)
+
+
+def _viper_step(x, weight, bias, out, ctl, transposed, step, ctx):
+    """The f32_conv_viper (or f32_conv_dw_viper) step for a float32
+    convolution where the port has it (ctl: the first 17 of
+    f32_conv_viper.CTL_WORDS), with (step, ctx) as its fallback; (step, ctx)
+    itself elsewhere."""
+    opg, cpg, kh, kw = ctl[2], ctl[3], ctl[6], ctl[7]
     k = cpg * kh * kw
     if not WIDE or out.dtype != dtypes.FLOAT or k >= 0x4000:
         return step, ctx
-    chunk = chunk_channels(oc // groups, k)
-    words = array("i", ctl + (chunk,))
+    chunk = chunk_channels(opg, k)
+    words = array("i", ctl + (chunk, transposed))
     bwords = words if bias is None else bias.data
-    if cpg == 1 and oc == groups:  # depthwise
+    if cpg == 1 and opg == 1 and not transposed:  # depthwise
         wm, we = scratch.words(k, "conv weight mantissas"), scratch.words(k, "conv weight exponents")
         return _viper_dw, (x.data, wm, weight.data, we, out.data, bwords, words, step, ctx)
     head = (scratch.words(k, "conv mantissas"), scratch.words(k, "conv exponents"), x.data, weight.data)

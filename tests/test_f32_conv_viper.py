@@ -29,7 +29,7 @@ def _bits(x):
 
 def _ref(case):
     ctl, x, wt, bias = case
-    n, groups, opg, cpg, h, w, kh, kw, sy, sx, py, px, dy, dx, oh, ow, has_bias, _ = ctl
+    n, groups, opg, cpg, h, w, kh, kw, sy, sx, py, px, dy, dx, oh, ow, has_bias, _, tr = ctl
     out = []
     for b in range(n):
         for c in range(groups * opg):
@@ -40,11 +40,21 @@ def _ref(case):
                     for ic in range(cpg):
                         for ky in range(kh):
                             iy = oy * sy - py + ky * dy
+                            ny = oy + py - ky * dy
+                            if tr:  # transposed: the input row whose stride lands on oy
+                                iy = ny // sy if ny >= 0 and ny % sy == 0 else -1
                             for kx in range(kw):
                                 ix = ox * sx - px + kx * dx
+                                nx = ox + px - kx * dx
+                                if tr:
+                                    ix = nx // sx if nx >= 0 and nx % sx == 0 else -1
                                 if 0 <= iy < h and 0 <= ix < w:
                                     xv = x[((b * groups + g) * cpg + ic) * h * w + iy * w + ix]
-                                    terms.append(xv * wt[((c * cpg + ic) * kh + ky) * kw + kx])
+                                    if tr:
+                                        wi = (((g * cpg + ic) * opg + c - g * opg) * kh + ky) * kw + kx
+                                    else:
+                                        wi = ((c * cpg + ic) * kh + ky) * kw + kx
+                                    terms.append(xv * wt[wi])
                     try:
                         s = math.fsum(terms)
                         out.append(_bits(_f32(s)) if abs(s) < 3.4028235677973366e38 else _bits(math.copysign(math.inf, s)))
@@ -64,11 +74,15 @@ def _values(rng, count, lo, hi, special=()):
     return vals
 
 
-def _geometry(n, groups, opg, cpg, h, w, kh, kw, s=(1, 1), p=(0, 0), d=(1, 1), bias=1, chunk=None):
-    """The control words; chunk: output channels whose weights are decoded at once."""
+def _geometry(n, groups, opg, cpg, h, w, kh, kw, s=(1, 1), p=(0, 0), d=(1, 1), bias=1, chunk=None, tr=0, op=(0, 0)):
+    """The control words; chunk: output channels whose weights are decoded at
+    once; tr: transposed (op: output padding)."""
     oh = (h + 2 * p[0] - d[0] * (kh - 1) - 1) // s[0] + 1
     ow = (w + 2 * p[1] - d[1] * (kw - 1) - 1) // s[1] + 1
-    return [n, groups, opg, cpg, h, w, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], oh, ow, bias, chunk or opg]
+    if tr:
+        oh = (h - 1) * s[0] - 2 * p[0] + d[0] * (kh - 1) + 1 + op[0]
+        ow = (w - 1) * s[1] - 2 * p[1] + d[1] * (kw - 1) + 1 + op[1]
+    return [n, groups, opg, cpg, h, w, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], oh, ow, bias, chunk or opg, tr]
 
 
 # 2-D and 1-D (h = kh = 1) geometries: stride, padding, dilation, groups,
@@ -88,6 +102,11 @@ GEOMETRIES = [
     _geometry(2, 2, 2, 3, 1, 16, 1, 3, d=(1, 3), p=(0, 1), bias=0),
     _geometry(1, 1, 2, 3, 6, 9, 2, 3, s=(1, 2), p=(0, 1)),
     _geometry(1, 1, 2, 1, 3, 3, 5, 5, p=(2, 2)),
+    # transposed: stride 2 with output padding, padding, dilation, groups, 1-D, chunks
+    _geometry(1, 1, 3, 4, 4, 5, 3, 3, s=(2, 2), p=(1, 1), tr=1, op=(1, 1)),
+    _geometry(2, 2, 2, 2, 3, 4, 3, 2, s=(2, 3), d=(2, 1), tr=1, chunk=1, bias=0),
+    _geometry(1, 1, 2, 3, 1, 7, 1, 4, s=(1, 2), p=(0, 1), tr=1),
+    _geometry(1, 1, 4, 2, 5, 5, 3, 3, p=(1, 1), tr=1, chunk=3),
 ]
 # normal, wide, denormal products, overflow
 RANGES = [(-3, 3), (-60, 60), (-140, -100), (100, 120)]
@@ -148,46 +167,50 @@ def _far_below_cases():
 def _blob(cases):
     out = bytearray()
     for ctl, x, wt, bias in cases:
-        out += struct.pack("<18i", *ctl)
+        out += struct.pack("<19i", *ctl)
         for vals in (x, wt, bias):
             out += struct.pack("<%df" % len(vals), *vals)
     return bytes(out)
 
 
 # whole convolutions: (name, 1-D, n, c, h, w, oc, kh, kw, stride, padding,
-# dilation, groups, bias, special value at input / weight / bias index 0..2 or None)
+# dilation, groups, bias, special value at input / weight / bias index 0..2
+# or None, transposed, output padding)
 OPS = [
-    ("resnet block", 0, 1, 8, 8, 8, 16, 3, 3, 2, 1, 1, 1, 1, None),
-    ("depthwise", 0, 1, 6, 7, 7, 6, 3, 3, 1, 1, 1, 6, 1, None),
-    ("pointwise", 0, 2, 8, 4, 4, 5, 1, 1, 1, 0, 1, 1, 0, None),
-    ("1-D dilated", 1, 1, 3, 1, 12, 4, 1, 3, 1, 2, 2, 1, 1, None),
-    ("NaN input", 0, 1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, (0, math.nan)),
-    ("NaN input depthwise", 0, 1, 4, 5, 5, 4, 3, 3, 2, 1, 1, 4, 1, (0, math.nan)),
-    ("inf weight depthwise 1-D", 1, 1, 3, 1, 9, 3, 1, 3, 1, 1, 1, 3, 0, (1, math.inf)),
-    ("inf weight", 0, 1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 0, (1, math.inf)),
-    ("-inf bias", 1, 1, 2, 1, 9, 2, 1, 3, 1, 1, 1, 2, 1, (2, -math.inf)),
-    ("2**14 terms", 0, 1, 2048, 3, 3, 2, 3, 3, 1, 0, 1, 1, 1, None),
+    ("resnet block", 0, 1, 8, 8, 8, 16, 3, 3, 2, 1, 1, 1, 1, None, 0, 0),
+    ("depthwise", 0, 1, 6, 7, 7, 6, 3, 3, 1, 1, 1, 6, 1, None, 0, 0),
+    ("pointwise", 0, 2, 8, 4, 4, 5, 1, 1, 1, 0, 1, 1, 0, None, 0, 0),
+    ("1-D dilated", 1, 1, 3, 1, 12, 4, 1, 3, 1, 2, 2, 1, 1, None, 0, 0),
+    ("NaN input", 0, 1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, (0, math.nan), 0, 0),
+    ("NaN input depthwise", 0, 1, 4, 5, 5, 4, 3, 3, 2, 1, 1, 4, 1, (0, math.nan), 0, 0),
+    ("inf weight depthwise 1-D", 1, 1, 3, 1, 9, 3, 1, 3, 1, 1, 1, 3, 0, (1, math.inf), 0, 0),
+    ("inf weight", 0, 1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 0, (1, math.inf), 0, 0),
+    ("-inf bias", 1, 1, 2, 1, 9, 2, 1, 3, 1, 1, 1, 2, 1, (2, -math.inf), 0, 0),
+    ("2**14 terms", 0, 1, 2048, 3, 3, 2, 3, 3, 1, 0, 1, 1, 1, None, 0, 0),
+    ("transposed stride 2", 0, 1, 4, 5, 5, 6, 3, 3, 2, 1, 1, 2, 1, None, 1, 1),
+    ("transposed 1-D inf input", 1, 1, 2, 1, 7, 3, 1, 4, 2, 1, 1, 1, 1, (0, math.inf), 1, 0),
 ]
 
 
 def _op_tensors(case, rng):
     import torch
 
-    name, one_d, n, c, h, w, oc, kh, kw, s, p, d, g, has_bias, special = case
+    name, one_d, n, c, h, w, oc, kh, kw, s, p, d, g, has_bias, special, tr, _ = case
     x = torch.tensor([rng.uniform(-2, 2) for _ in range(n * c * h * w)], dtype=torch.float32)
     wt = torch.tensor([rng.uniform(-0.5, 0.5) for _ in range(oc * (c // g) * kh * kw)], dtype=torch.float32)
     bias = torch.tensor([rng.uniform(-1, 1) for _ in range(oc)], dtype=torch.float32) if has_bias else None
     if special:
         (x, wt, bias)[special[0]][1] = special[1]
     x = x.reshape((n, c, w) if one_d else (n, c, h, w))
-    wt = wt.reshape((oc, c // g, kw) if one_d else (oc, c // g, kh, kw))
+    o, i = (c, oc // g) if tr else (oc, c // g)
+    wt = wt.reshape((o, i, kw) if one_d else (o, i, kh, kw))
     return x, wt, bias
 
 
 def _op_blob(tensors):
     out = bytearray()
     for case, (x, wt, bias) in zip(OPS, tensors):
-        out += struct.pack("<13i", *case[1:14])
+        out += struct.pack("<15i", *(case[1:14] + case[15:]))
         for t in (x, wt, bias):
             if t is not None:
                 out += struct.pack("<%df" % t.numel(), *t.flatten().tolist())
@@ -269,11 +292,41 @@ def test_convolution_out_runs_the_viper_step_and_falls_back_on_inf_and_nan(resul
     }
     for case, (x, wt, bias), (_, step, *words) in zip(OPS, tensors, ops):
         name, one_d, _, _, _, _, _, _, _, s, p, d, g = case[:13]
-        fn = torch.nn.functional.conv1d if one_d else torch.nn.functional.conv2d
-        want = fn(x.double(), wt.double(), None if bias is None else bias.double(), s, p, d, g).float().flatten()
+        bd = None if bias is None else bias.double()
+        if case[15]:
+            fn = torch.nn.functional.conv_transpose1d if one_d else torch.nn.functional.conv_transpose2d
+            want = fn(x.double(), wt.double(), bd, s, p, case[16], g, d).float().flatten()
+        else:
+            fn = torch.nn.functional.conv1d if one_d else torch.nn.functional.conv2d
+            want = fn(x.double(), wt.double(), bd, s, p, d, g).float().flatten()
         got = torch.tensor([struct.unpack("<f", struct.pack("<I", int(v, 16)))[0] for v in words])
         # a viper step is chosen for every float32 convolution with < 2**14 terms per output
         assert step == steps.get(name, "_viper"), (name, step)
         assert torch.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True), (name, got, want)
         if case[14]:
             assert got.isnan().any() or got.isinf().any(), name
+
+
+def test_the_reference_is_torchs_convolution():
+    """_ref (the exact sums the viper results are held to) computes what
+    torch's conv and transposed conv compute, for every geometry."""
+    import torch
+
+    rng = random.Random(3)
+    for ctl in GEOMETRIES:
+        n, groups, opg, cpg, h, w, kh, kw, sy, sx, py, px, dy, dx, oh, ow, has_bias, _, tr = ctl
+        x = [_f32(rng.uniform(-1, 1)) for _ in range(n * groups * cpg * h * w)]
+        wt = [_f32(rng.uniform(-1, 1)) for _ in range(groups * opg * cpg * kh * kw)]
+        bias = [_f32(rng.uniform(-1, 1)) for _ in range(groups * opg)] if has_bias else []
+        xt = torch.tensor(x, dtype=torch.float64).reshape(n, groups * cpg, h, w)
+        wshape = (groups * cpg, opg, kh, kw) if tr else (groups * opg, cpg, kh, kw)
+        wtt = torch.tensor(wt, dtype=torch.float64).reshape(wshape)
+        bt = torch.tensor(bias, dtype=torch.float64) if has_bias else None
+        if tr:
+            op = (oh - ((h - 1) * sy - 2 * py + dy * (kh - 1) + 1), ow - ((w - 1) * sx - 2 * px + dx * (kw - 1) + 1))
+            want = torch.nn.functional.conv_transpose2d(xt, wtt, bt, (sy, sx), (py, px), op, groups, (dy, dx))
+        else:
+            want = torch.nn.functional.conv2d(xt, wtt, bt, (sy, sx), (py, px), (dy, dx), groups)
+        got = torch.tensor([struct.unpack("<f", struct.pack("<I", v))[0] for v in _ref((ctl, x, wt, bias))], dtype=torch.float64)
+        assert got.shape == want.flatten().shape, ctl
+        assert torch.allclose(got, want.flatten(), rtol=1e-6, atol=1e-6), ctl

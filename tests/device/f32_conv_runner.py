@@ -1,7 +1,7 @@
 # Runs on unix MicroPython (tests/test_f32_conv_viper.py): every case of
 # DATA_DIR/cases.bin through portable_kernels.f32_conv_viper.conv under
 # micropython.heap_lock() (and f32_conv_dw_viper.conv_dw where there is one
-# input channel per group: DWCASE lines), printing the result bits. Case: 18 int32 control
+# input channel per group: DWCASE lines), printing the result bits. Case: 19 int32 control
 # words (f32_conv_viper.CTL_WORDS), then the float32 words of x, weight and
 # bias (none when the bias flag is 0).
 import struct
@@ -17,8 +17,8 @@ pos = 0
 case = 0
 r = 0
 while pos < len(blob):
-    head = struct.unpack_from("<18i", blob, pos)
-    pos += 72
+    head = struct.unpack_from("<19i", blob, pos)
+    pos += 76
     n, groups, opg, cpg, h, w, kh, kw = head[:8]
     oh, ow, has_bias = head[14:17]
     nx = n * groups * cpg * h * w
@@ -42,7 +42,7 @@ while pos < len(blob):
     micropython.heap_unlock()
     words = struct.unpack("<%dI" % (len(o) // 4), o)
     print("CASE", case, r, " ".join("%x" % v for v in words))
-    if cpg == 1:  # one input channel per group: conv_dw too
+    if cpg == 1 and not head[18]:  # one input channel per group: conv_dw too
         micropython.heap_lock()
         r = conv_dw(x, wm, 0, wt, we, o, bias if nb else ctl, ctl)
         micropython.heap_unlock()
@@ -51,8 +51,8 @@ while pos < len(blob):
     case += 1
 
 # Whole convolutions through aten::convolution.out (DATA_DIR/ops.bin): per
-# case 12 int32 (1-D flag, n, c, h, w, oc, kh, kw, stride, padding, dilation,
-# groups, bias flag: 13 words), then x, weight and bias; prints the name of
+# case 15 int32 (1-D flag, n, c, h, w, oc, kh, kw, stride, padding, dilation,
+# groups, bias flag, transposed flag, output padding), then x, weight and bias; prints the name of
 # the step chosen at load and the output bits.
 from mpy_et import dtypes  # noqa: E402
 from mpy_et.kernels import resolve  # noqa: E402
@@ -75,10 +75,11 @@ blob = open(DATA_DIR + "/ops.bin", "rb").read()  # noqa: F821
 pos = 0
 case = 0
 while pos < len(blob):
-    one_d, n, c, h, w, oc, kh, kw, s, p, d, g, has_bias = struct.unpack_from("<13i", blob, pos)
-    pos += 52
+    one_d, n, c, h, w, oc, kh, kw, s, p, d, g, has_bias, tr, opad = struct.unpack_from("<15i", blob, pos)
+    pos += 60
     xs = (n, c, w) if one_d else (n, c, h, w)
-    ws = (oc, c // g, kw) if one_d else (oc, c // g, kh, kw)
+    wo, wi = (c, oc // g) if tr else (oc, c // g)
+    ws = (wo, wi, kw) if one_d else (wo, wi, kh, kw)
     nx = n * c * h * w
     nw = oc * (c // g) * kh * kw
     x = tensor(xs, blob[pos : pos + 4 * nx])
@@ -91,9 +92,12 @@ while pos < len(blob):
         pos += 4 * oc
     oh = (h + 2 * p - d * (kh - 1) - 1) // s + 1 if not one_d else 1
     ow = (w + 2 * p - d * (kw - 1) - 1) // s + 1
+    if tr:
+        oh = (h - 1) * s - 2 * p + d * (kh - 1) + 1 + opad if not one_d else 1
+        ow = (w - 1) * s - 2 * p + d * (kw - 1) + 1 + opad
     out = tensor((n, oc, ow) if one_d else (n, oc, oh, ow), None)
     sp = 1 if one_d else 2
-    step, ctx = kernel(x, wt, bias, [s] * sp, [p] * sp, [d] * sp, False, [0] * sp, g, out)
+    step, ctx = kernel(x, wt, bias, [s] * sp, [p] * sp, [d] * sp, bool(tr), [opad] * sp, g, out)
     step(ctx)
     words = struct.unpack("<%dI" % out.numel, out.buffer)
     print("OPCASE", case, step.__name__, " ".join("%x" % v for v in words))
