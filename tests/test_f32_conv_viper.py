@@ -3,9 +3,11 @@
 results must be the exact sum rounded once to float32 (math.fsum of the
 exact float64 products, rounded to float32) in all but rare truncation
 cases, and never more than 1 ulp away; an inf or NaN that an output reads
-must be refused (return 1) so the bytecode step runs instead. The last test
-runs whole convolutions through aten::convolution.out (the viper step and
-its bytecode fallback) against torch."""
+must be refused (return 1) so the bytecode step runs instead. Transposed
+convolutions and f32_conv_dw_viper (one input channel per group) are held
+to the same rule. Whole convolutions also run through aten::convolution.out
+(the viper step and its bytecode fallback) against torch, the viper steps
+again under heap_lock (they allocate nothing; the fallback does)."""
 
 import math
 import os
@@ -290,7 +292,7 @@ def test_convolution_out_runs_the_viper_step_and_falls_back_on_inf_and_nan(resul
         "inf weight depthwise 1-D": "_viper_dw",
         "-inf bias": "_viper_dw",
     }
-    for case, (x, wt, bias), (_, step, *words) in zip(OPS, tensors, ops):
+    for case, (x, wt, bias), (_, step, locked, *words) in zip(OPS, tensors, ops):
         name, one_d, _, _, _, _, _, _, _, s, p, d, g = case[:13]
         bd = None if bias is None else bias.double()
         if case[15]:
@@ -305,6 +307,9 @@ def test_convolution_out_runs_the_viper_step_and_falls_back_on_inf_and_nan(resul
         assert torch.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True), (name, got, want)
         if case[14]:
             assert got.isnan().any() or got.isinf().any(), name
+            assert locked == "alloc", name  # the bytecode fallback ran (it boxes floats)
+        else:
+            assert locked == ("-" if step == "_conv3x3" else "ok"), name  # the viper steps allocate nothing
 
 
 def test_the_reference_is_torchs_convolution():
