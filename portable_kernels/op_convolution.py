@@ -148,7 +148,7 @@ def _viper_dw(ctx):
 
 def _viper(ctx):
     xm, xe, x, wt, wm, we, o, bias, ctl, step, fallback = ctx
-    if viper_conv(xm, xm, 0, xe, x, wt, wm, we, o, bias, ctl):  # inf or NaN: the bytecode step keeps torch's results
+    if viper_conv(0, 0, 0, xm, xe, x, wt, wm, we, o, bias, ctl):  # inf or NaN: the bytecode step keeps torch's results
         step(fallback)
 
 

@@ -38,7 +38,7 @@ while pos < len(blob):
     wm = bytearray(4 * k * head[17])
     we = bytearray(4 * k * head[17])
     micropython.heap_lock()
-    r = conv(xm, xm, 0, xe, x, wt, wm, we, o, bias if nb else ctl, ctl)
+    r = conv(0, 0, 0, xm, xe, x, wt, wm, we, o, bias if nb else ctl, ctl)
     micropython.heap_unlock()
     words = struct.unpack("<%dI" % (len(o) // 4), o)
     print("CASE", case, r, " ".join("%x" % v for v in words))
