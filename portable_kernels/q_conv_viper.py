@@ -25,6 +25,7 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
+from portable_kernels import scratch
 from portable_kernels.emitters import HAS_THUMB
 from portable_kernels.q_dots_viper import dots as viper_dots
 from portable_kernels.q_dots_viper import interleave
@@ -79,9 +80,8 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
     oc_n = weight.sizes[0]
     kn = weight.numel // oc_n
     kp = (kn + 3) & ~3
-    wd = weight.data
-    wb = bytearray(oc_n * kp)  # interleave's layout, tail 0
-    interleave(wd, wb, oc_n // opg, opg, kn, kp, (2, 1) if HAS_THUMB else (8, 4, 1))
+    blocks = (2, 1) if HAS_THUMB else (8, 4, 1)
+    wb = scratch.derived(weight, ("interleave", opg, kp), lambda: _interleaved(weight, oc_n, opg, kn, kp, blocks))
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp])
     # dot control: pixels, kp, channels, weight offset, the kernel's scratch, channel pairs, odd channel
     ctl = array("i", [ow, kp, opg, 0, 0, 0, 0, 0, 0, opg >> 1, opg & 1])
@@ -102,6 +102,12 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
     g.append(1 if gx is not None else 0)  # g[25]: gather with q_gather_thumb
     ctx = (x.buf, out.buf, params, g, _shared("col", ow * kp), _shared("sx", ow), wb, _shared("acc", ow * opg), ctl, dots, rq, rqctl, gx)
     return _step, ctx
+
+
+def _interleaved(weight, oc_n, opg, kn, kp, blocks):
+    wb = bytearray(oc_n * kp)  # interleave's layout, tail 0
+    interleave(weight.data, wb, oc_n // opg, opg, kn, kp, blocks)
+    return wb
 
 
 def _step(ctx):

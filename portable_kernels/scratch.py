@@ -40,3 +40,22 @@ def words(n, role):
     elif len(buf) < 4 * n:
         buf.extend(bytes(4 * n - len(buf)))
     return buf
+
+
+def derived(t, key, make):
+    """make(), computed once per tensor `t` and `key` (load time): a
+    re-laid-out copy of a constant that several instructions read (a
+    recurrent layer's weights, once per time step) is made once and shared.
+    Keys compare by value (==), so equal parameters share, whatever object
+    holds them. Kept on the tensor itself, so it lives exactly as long as
+    the method."""
+    got = getattr(t, "derived", None)
+    if got is None:
+        got = t.derived = []
+    for i in range(0, len(got), 2):
+        if got[i] == key:
+            return got[i + 1]
+    value = make()
+    got.append(key)
+    got.append(value)
+    return value
