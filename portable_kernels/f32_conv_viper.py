@@ -10,7 +10,9 @@ overflow to inf) and stored as bits. No float object exists.
 The weight rows (OIHW: contiguous) of a chunk of output channels are
 decoded into two word buffers (signed mantissa, exponent); then per output
 pixel the receptive field (cpg * kh * kw input values, zeros for the
-padding) is decoded the same way and summed against every row of the chunk.
+padding) is decoded the same way and summed against every row of the chunk,
+two rows at a time (each decoded input read once for both: 11% fewer
+instructions per product under valgrind).
 Bias is the first term (bias * 1.0). Decoded exponents carry +1024 and
 zeros (padding included) are stored with exponent 0, so a product with a
 zero lies more than 62 bits below any other term and is dropped without a
@@ -58,6 +60,8 @@ def conv(t: int, acc: int, ae: int, xmobj, xeobj, xobj, wobj, wmobj, weobj, oobj
     inf/NaN."""
     ctl = ptr32(ctlobj)  # noqa: F821
     xm = ptr32(xmobj)  # noqa: F821
+    acc2 = 0
+    ae2 = 0
     w = ptr32(wmobj)  # noqa: F821 (the decoded weight row being summed)
     sign_bit = 1
     sign_bit = sign_bit << 31  # computed: a literal this large is an object on 31-bit small-int targets
@@ -180,97 +184,149 @@ def conv(t: int, acc: int, ae: int, xmobj, xeobj, xobj, wobj, wmobj, weobj, oobj
                                 else:
                                     iy += dy
                         oi = (b * ocn + c0) * ohw + oy * ow + ox
-                        for oc in range(c0, c0 + cnt):
-                            acc = 0
-                            ae = 2048  # no term yet: every product of nonzero values is above
-                            if has_bias:  # bias * 1.0 is the first term
-                                v = bias[oc]
-                                ex = (v >> 23) & 255
-                                mx = v & 0x7FFFFF
-                                if ex == 255:
-                                    return 1
-                                if ex != 0 or mx != 0:
-                                    if ex == 0:
-                                        ex = 1
-                                    else:
-                                        mx |= 0x800000
-                                    acc = mx << 23
-                                    if (v >> 31) & 1:
-                                        acc = 0 - acc
-                                    ae = ex + 2175  # 127 (the exponent of 1.0) + 2 * 1024
+                        oc = c0
+                        while oc < c0 + cnt:  # output channels in pairs: each input term read once for two
+                            oc2 = oc + 1
+                            nres = 2
+                            if oc2 == c0 + cnt:  # an odd last channel: on its own
+                                oc2 = oc
+                                nres = 1
+                            for jj in range(2):
+                                bacc = 0
+                                bae = 2048  # no term yet: every product of nonzero values is above
+                                if has_bias:  # bias * 1.0 is the first term
+                                    v = bias[oc + jj * (oc2 - oc)]
+                                    ex = (v >> 23) & 255
+                                    mx = v & 0x7FFFFF
+                                    if ex == 255:
+                                        return 1
+                                    if ex != 0 or mx != 0:
+                                        if ex == 0:
+                                            ex = 1
+                                        else:
+                                            mx |= 0x800000
+                                        bacc = mx << 23
+                                        if (v >> 31) & 1:
+                                            bacc = 0 - bacc
+                                        bae = ex + 2175  # 127 (the exponent of 1.0) + 2 * 1024
+                                if jj == 0:
+                                    acc = bacc
+                                    ae = bae
+                                else:
+                                    acc2 = bacc
+                                    ae2 = bae
                             w = ptr32(wmbase + (oc - c0) * wrow)  # noqa: F821
                             we = ptr32(webase + (oc - c0) * wrow)  # noqa: F821
-                            for t in range(k):
-                                p = ((int(xm[t]) << 32) >> 32) * ((int(w[t]) << 32) >> 32)  # mantissas, sign-extended
-                                pe = int(xe[t]) + int(we[t])
-                                if pe > ae:
-                                    d = pe - ae
-                                    if d > 62:
-                                        acc = 0
+                            w2 = ptr32(wmbase + (oc2 - c0) * wrow)  # noqa: F821
+                            we2 = ptr32(webase + (oc2 - c0) * wrow)  # noqa: F821
+                            if nres == 1:
+                                for t in range(k):
+                                    p = ((int(xm[t]) << 32) >> 32) * ((int(w[t]) << 32) >> 32)
+                                    pe = int(xe[t]) + int(we[t])
+                                    if pe > ae:
+                                        d = pe - ae
+                                        if d > 62:
+                                            acc = 0
+                                        else:
+                                            acc = acc >> d
+                                        ae = pe
+                                        acc += p
                                     else:
-                                        acc = acc >> d
-                                    ae = pe
-                                else:
-                                    d = ae - pe
-                                    if d > 62:
-                                        continue
-                                    p = p >> d
-                                acc += p
-                            # round acc * 2**(ae - 300) to float32 bits
-                            ae -= 2048
-                            s = 0
-                            if acc < 0:
-                                s = sign_bit
-                                acc = 0 - acc
-                            if acc == 0:
-                                o[oi] = 0
-                                oi += ohw
-                                continue
-                            pp = 0
-                            q = acc
-                            if q >> 32:
-                                q = q >> 32
-                                pp += 32
-                            if q >> 16:
-                                q = q >> 16
-                                pp += 16
-                            if q >> 8:
-                                q = q >> 8
-                                pp += 8
-                            if q >> 4:
-                                q = q >> 4
-                                pp += 4
-                            if q >> 2:
-                                q = q >> 2
-                                pp += 2
-                            if q >> 1:
-                                pp += 1
-                            fe = pp + ae - 173  # biased float32 exponent of the sum
-                            if fe < 1:
-                                fe = 1  # denormal: the mantissa's unit is 2**-149
-                            sh = fe + 150 - ae
-                            if sh > 0:
-                                if sh > 62:  # keep a sticky bit below the rounding point
-                                    d = sh - 62
-                                    if d > 62:
-                                        acc = 1
-                                    else:
-                                        q = acc >> d
-                                        if (q << d) != acc:
-                                            q |= 1
-                                        acc = q
-                                    sh = 62
-                                r = acc >> sh
-                                rem = acc - (r << sh)
-                                half = 1 << (sh - 1)
-                                if rem > half or (rem == half and (r & 1)):
-                                    r += 1
+                                        d = ae - pe
+                                        if d <= 62:
+                                            acc += p >> d
                             else:
-                                r = acc << (0 - sh)
-                            bits = ((fe - 1) << 23) + r  # a rounding carry moves into the exponent
-                            if bits >= inf_bits:
-                                bits = inf_bits
-                            o[oi] = bits | s
-                            oi += ohw
+                                for t in range(k):
+                                    mx = (int(xm[t]) << 32) >> 32
+                                    ex = int(xe[t])
+                                    p = mx * ((int(w[t]) << 32) >> 32)
+                                    pe = ex + int(we[t])
+                                    if pe > ae:
+                                        d = pe - ae
+                                        if d > 62:
+                                            acc = 0
+                                        else:
+                                            acc = acc >> d
+                                        ae = pe
+                                        acc += p
+                                    else:
+                                        d = ae - pe
+                                        if d <= 62:
+                                            acc += p >> d
+                                    p = mx * ((int(w2[t]) << 32) >> 32)
+                                    pe = ex + int(we2[t])
+                                    if pe > ae2:
+                                        d = pe - ae2
+                                        if d > 62:
+                                            acc2 = 0
+                                        else:
+                                            acc2 = acc2 >> d
+                                        ae2 = pe
+                                        acc2 += p
+                                    else:
+                                        d = ae2 - pe
+                                        if d <= 62:
+                                            acc2 += p >> d
+                            for jj in range(nres):
+                                if jj == 1:
+                                    acc = acc2
+                                    ae = ae2
+                                # round acc * 2**(ae - 300) to float32 bits
+                                ae -= 2048
+                                s = 0
+                                if acc < 0:
+                                    s = sign_bit
+                                    acc = 0 - acc
+                                if acc == 0:
+                                    o[oi] = 0
+                                    oi += ohw
+                                    continue
+                                pp = 0
+                                q = acc
+                                if q >> 32:
+                                    q = q >> 32
+                                    pp += 32
+                                if q >> 16:
+                                    q = q >> 16
+                                    pp += 16
+                                if q >> 8:
+                                    q = q >> 8
+                                    pp += 8
+                                if q >> 4:
+                                    q = q >> 4
+                                    pp += 4
+                                if q >> 2:
+                                    q = q >> 2
+                                    pp += 2
+                                if q >> 1:
+                                    pp += 1
+                                fe = pp + ae - 173  # biased float32 exponent of the sum
+                                if fe < 1:
+                                    fe = 1  # denormal: the mantissa's unit is 2**-149
+                                sh = fe + 150 - ae
+                                if sh > 0:
+                                    if sh > 62:  # keep a sticky bit below the rounding point
+                                        d = sh - 62
+                                        if d > 62:
+                                            acc = 1
+                                        else:
+                                            q = acc >> d
+                                            if (q << d) != acc:
+                                                q |= 1
+                                            acc = q
+                                        sh = 62
+                                    r = acc >> sh
+                                    rem = acc - (r << sh)
+                                    half = 1 << (sh - 1)
+                                    if rem > half or (rem == half and (r & 1)):
+                                        r += 1
+                                else:
+                                    r = acc << (0 - sh)
+                                bits = ((fe - 1) << 23) + r  # a rounding carry moves into the exponent
+                                if bits >= inf_bits:
+                                    bits = inf_bits
+                                o[oi] = bits | s
+                                oi += ohw
+                            oc = oc2 + 1
                 c0 += cnt
     return 0
