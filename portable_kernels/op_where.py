@@ -1,10 +1,12 @@
 """aten::where.self_out: out = self where condition else other, the three
 broadcast together. Without broadcasting one pass; otherwise two walks over
-out: other everywhere, then self where the condition holds. Allocation:
-none for bool/int32 values; boxed floats for float values."""
+out: other everywhere, then self where the condition holds. Values of one
+raw unit (strided.units_of: float32 and int32 on 64-bit ports) move as
+integers: nothing is boxed. Allocation: none for bool/int32 values and raw
+float32; boxed floats for other float values."""
 
 from mpy_et import dtypes
-from portable_kernels import checks, loops
+from portable_kernels import checks, loops, strided
 
 
 def where_self_out(cond, a, b, out):
@@ -16,12 +18,14 @@ def where_self_out(cond, a, b, out):
     checks.out_shape(out, shape, what)
     if out.numel == 0:
         return None
-    o = out.data
+    o, ad, bd = out.data, a.data, b.data
+    if a.dtype == b.dtype == out.dtype and a.dtype in dtypes.FLOATING and strided.units_of(a.dtype) == 1:
+        o, ad, bd = strided.raw_view(out)[0], strided.raw_view(a)[0], strided.raw_view(b)[0]
     if tuple(cond.sizes) == tuple(a.sizes) == tuple(b.sizes):
-        step, ctx = _where, (cond.data, a.data, b.data, o, out.numel)
+        step, ctx = _where, (cond.data, ad, bd, o, out.numel)
     else:
-        fill = loops.rows_ctx_to(_fill_row, (b.data, o), shape, b, b)
-        pick = loops.rows_ctx_to(_pick_row, (cond.data, a.data, o), shape, cond, a)
+        fill = loops.rows_ctx_to(_fill_row, (bd, o), shape, b, b)
+        pick = loops.rows_ctx_to(_pick_row, (cond.data, ad, o), shape, cond, a)
         step, ctx = _where_broadcast, (fill, pick)
     return step, ctx
 
