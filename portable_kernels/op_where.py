@@ -51,6 +51,12 @@ def _fill_row(rctx, ib, _, io):
 
 def _pick_row(rctx, ic, ia, io):
     c, a, o, n, sc, sa = rctx
+    if sc == 0:  # one condition for the row (a mask broadcast along it)
+        if c[ic]:
+            for k in range(io, io + n):
+                o[k] = a[ia]
+                ia += sa
+        return
     for k in range(io, io + n):
         if c[ic]:
             o[k] = a[ia]

@@ -109,6 +109,7 @@ def where_cases():
         Case("where broadcast cond", key, [c[0], rnd(2, 3, seed=1), rnd(2, 3, seed=2), Out((2, 3))]),
         Case("where 0-dim other", key, [c, rnd(2, 3, seed=1), torch.tensor(-INF), Out((2, 3))]),
         Case("where all broadcast", key, [c.reshape(2, 1, 3), rnd(4, 1, seed=3), torch.tensor(0.5), Out((2, 4, 3))]),
+        Case("where row mask", key, [c.reshape(2, 3, 1), rnd(2, 3, 4, seed=7), rnd(2, 3, 4, seed=8), Out((2, 3, 4))]),
         Case("where NaN values", key, [c, torch.full((2, 3), NAN), rnd(3, seed=4), Out((2, 3))]),
         Case("where i32", key, [c, rnd(2, 3, dtype=I32), rnd(2, 3, dtype=I32, seed=5), Out((2, 3), I32)], noalloc=True),
         Case("where i32 broadcast", key, [c, rnd(3, dtype=I32), torch.tensor(7, dtype=I32), Out((2, 3), I32)], noalloc=True),
