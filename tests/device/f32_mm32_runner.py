@@ -1,6 +1,6 @@
 # Runs on unix MicroPython and the emulated Cortex-M3 (tests/test_f32_mm_viper32.py):
-# every case of DATA_DIR/cases.bin through portable_kernels.f32_mm_viper32.mm
-# under heap_lock, printing the result bits; then which step mm / addmm / bmm
+# every case of DATA_DIR/cases.bin through the mm of the module named in
+# DATA_DIR/module.txt (f32_mm_viper32 or f32_mm_thumb) under heap_lock, printing the result bits; then which step mm / addmm / bmm
 # take on this port and their values with and without an inf operand.
 # Case: 9 int32 (batches, m, k, n, b batch stride, bias flag, bias row stride,
 # bias column stride, bias words), then the float32 words of a, b and bias.
@@ -11,10 +11,10 @@ from array import array
 
 import micropython
 
+name = open(DATA_DIR + "/module.txt").read().strip()  # noqa: F821
 gc.collect()
 free = gc.mem_free()
-from portable_kernels.f32_mm_viper32 import mm  # noqa: E402
-
+mm = __import__("portable_kernels." + name, None, None, ["mm"]).mm
 gc.collect()
 print("IMPORT", free - gc.mem_free())
 
@@ -81,6 +81,9 @@ for what, (step, ctx) in (
 ):
     step(ctx)
     print("STEP", what, step.__name__)
+import portable_kernels.op_mm as op_mm  # noqa: E402
+
+print("FAST", int(getattr(op_mm, "viper_mm", None) is not None))
 step, ctx = addmm_out(bias, a, b, 1, 1, out)
 step(ctx)
 print("VALUES", values(out))
