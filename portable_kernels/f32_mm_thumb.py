@@ -1,8 +1,7 @@
 """Float32 matrix products (mm, bmm, addmm) in Arm Thumb-2 integer
 soft-float: imported only where the port has Thumb-2 inline assembler
 (emitters.THUMB2: Cortex-M3/M4/M7). The method of f32_mm_viper.py with the
-Cortex-M3's 32 x 32 -> 64-bit SMULL (emitted with data(), which
-MicroPython's assembler lacks): each float32 is read as its bits and split
+Cortex-M3's 32 x 32 -> 64-bit SMULL: each float32 is read as its bits and split
 into sign, exponent and 24-bit mantissa as it is used (no decoded copy of
 a row), the signed 48-bit product goes into a 64-bit accumulator (two
 registers) aligned to the largest product exponent seen so far (a larger
@@ -11,7 +10,10 @@ more than 62 places below the largest term are truncated), and the sum is
 rounded once to float32 (to nearest, ties to even; denormals; overflow to
 inf). No float object, nothing allocates; about 45 instructions per
 multiply-accumulate against ~1000 for the bytecode step on the emulated
-Cortex-M3.
+Cortex-M3. Thumb-2 instructions (SMULL, CLZ) are emitted with data() and
+only Thumb-1 mnemonics are used otherwise, so the module also compiles for
+armv6m (every Thumb module is compiled for every Thumb board; armv6m boards
+never import it).
 
 mm(xm, w, acc, xe, a, b, o, bias, ctl) has f32_mm_viper.mm's arguments and
 ctl layout (the scratch xm / w / acc / xe are not used); returns 1, having
@@ -64,7 +66,11 @@ def _mm(r0, r1, r2, r3):
     # [64] b column [68] bias element [72] sign of the sum
     # high registers: r8 cx, r9 end of the a row, r10 accumulator exponent,
     # r11 b row stride (bytes), r12 0x800000 (the implicit mantissa bit)
-    push({r8, r9, r10, r11})
+    mov(r4, r8)  # r8-r11 saved (the Thumb-1 way: the module also compiles for armv6m)
+    mov(r5, r9)
+    mov(r6, r10)
+    mov(r7, r11)
+    push({r4, r5, r6, r7})
     mov(r8, r0)
     str(r1, [r0, 36])
     str(r2, [r0, 40])
@@ -72,7 +78,8 @@ def _mm(r0, r1, r2, r3):
     ldr(r4, [r0, 12])
     lsl(r4, r4, 2)
     mov(r11, r4)
-    movwt(r4, 0x800000)
+    mov(r4, 1)
+    lsl(r4, r4, 23)
     mov(r12, r4)
     ldr(r4, [r0, 0])
     str(r4, [r0, 60])
@@ -115,11 +122,13 @@ def _mm(r0, r1, r2, r3):
     lsr(r6, r6, 24)
     beq(BIASDEN)
     cmp(r6, 255)
-    beq_w(BAD)
+    beq(BAD2)
     lsl(r5, r4, 9)
     lsr(r5, r5, 9)
     data(2, 0x4465)  # add r5, r12
     b(BIASM)
+    label(BAD2)
+    b(BAD)
     label(BIASDEN)
     lsl(r5, r4, 9)
     lsr(r5, r5, 9)
@@ -151,7 +160,7 @@ def _mm(r0, r1, r2, r3):
     lsr(r6, r6, 24)
     beq(ADEN)
     cmp(r6, 255)
-    beq_w(BAD)
+    beq(BAD1)
     lsl(r4, r4, 9)
     lsr(r4, r4, 9)
     data(2, 0x4464)  # add r4, r12
@@ -160,7 +169,7 @@ def _mm(r0, r1, r2, r3):
     lsr(r7, r7, 24)
     beq(BDEN)
     cmp(r7, 255)
-    beq_w(BAD)
+    beq(BAD1)
     add(r6, r6, r7)
     asr(r7, r5, 31)
     lsl(r5, r5, 9)
@@ -190,6 +199,8 @@ def _mm(r0, r1, r2, r3):
     data(2, 0x4548)  # cmp r0, r9
     bcc(LOOP)
     b(ROUND)
+    label(BAD1)
+    b(BAD)
     label(ADEN)  # zero or denormal a: exponent 1, no implicit bit
     lsl(r4, r4, 9)
     lsr(r4, r4, 9)
@@ -247,7 +258,7 @@ def _mm(r0, r1, r2, r3):
     beq(ZERO)
     cmp(r3, 0)
     beq(LOONLY)
-    clz(r4, r3)
+    data(2, 0xFAB3, 0xF483)  # clz r4, r3
     mov(r5, r2)
     lsl(r3, r4)
     lsl(r2, r4)
@@ -264,7 +275,7 @@ def _mm(r0, r1, r2, r3):
     sub(r5, r5, r4)
     b(NORMD)
     label(LOONLY)
-    clz(r4, r2)
+    data(2, 0xFAB2, 0xF482)  # clz r4, r2
     lsl(r2, r4)
     mov(r3, r2)
     mov(r5, 31)
@@ -303,11 +314,13 @@ def _mm(r0, r1, r2, r3):
     sub(r5, 1)
     lsl(r5, r5, 23)
     add(r5, r5, r4)  # a rounding carry moves into the exponent
-    movwt(r4, 0x7F800000)
+    mov(r4, 255)
+    lsl(r4, r4, 23)
     cmp(r5, r4)
     blt(SIGN)
     label(INF)
-    movwt(r5, 0x7F800000)
+    mov(r5, 255)
+    lsl(r5, r5, 23)
     label(SIGN)
     mov(r7, r8)
     ldr(r6, [r7, 72])
@@ -327,7 +340,9 @@ def _mm(r0, r1, r2, r3):
     ldr(r4, [r7, 52])
     sub(r4, 1)
     str(r4, [r7, 52])
-    bne_w(COL)
+    beq(ROWEND)
+    b(COL)
+    label(ROWEND)
     mov(r4, r9)
     str(r4, [r7, 36])
     ldr(r4, [r7, 48])
@@ -338,7 +353,9 @@ def _mm(r0, r1, r2, r3):
     ldr(r4, [r7, 56])
     sub(r4, 1)
     str(r4, [r7, 56])
-    bne_w(ROW)
+    beq(BATCHEND)
+    b(ROW)
+    label(BATCHEND)
     ldr(r4, [r7, 40])
     ldr(r5, [r7, 16])
     lsl(r5, r5, 2)
@@ -347,10 +364,16 @@ def _mm(r0, r1, r2, r3):
     ldr(r4, [r7, 60])
     sub(r4, 1)
     str(r4, [r7, 60])
-    bne_w(BATCH)
+    beq(DONE)
+    b(BATCH)
+    label(DONE)
     mov(r0, 0)
     b(EXIT)
     label(BAD)
     mov(r0, 1)
     label(EXIT)
-    pop({r8, r9, r10, r11})
+    pop({r4, r5, r6, r7})
+    mov(r8, r4)
+    mov(r9, r5)
+    mov(r10, r6)
+    mov(r11, r7)
