@@ -269,6 +269,7 @@ class Method:
         for phase in (0, 1):
             if phase:
                 kernels = resolve([nm for nm in op_names if nm in uses], uses, registry)
+                uses = None  # one index per instruction: free it before pass 1 makes the steps
                 if stream is not None:
                     self.stream_scratch_bytes = stream.layout(w)
             for i in range(n):

@@ -11,51 +11,47 @@ from mpy_et import dtypes
 from portable_kernels import loops
 from portable_kernels.emitters import WIDE
 
-if WIDE:
-    from array import array
-
-    from portable_kernels.f32_arith_viper import binary
-
+binary = None  # f32_arith_viper.binary, once a step uses it
 ADD = 0
 SUB = 1
 MUL = 2
+# Below this many elements the bytecode step is as fast and its context smaller
+# (a 1,000-instruction chain of one-element ops must still load in 256 KB).
+_MIN_ELEMENTS = 8
 
 
 def steps(a, b, out, op, plan):
     """(step, ctx) for out = a OP b (plan: loops.broadcast's), or None."""
-    if not WIDE or out.numel == 0:
+    if not WIDE or out.numel < _MIN_ELEMENTS:
         return None
     for t in (a, b, out):
         if t.dtype != dtypes.FLOAT:
             return None
+    global binary
+    from portable_kernels.f32_arith_viper import binary  # imported when first needed (load time)
+
     if plan is None:
-        ctl = array("i", (op, out.numel, 0, 0, 0, 1, 1))
-        return _flat, (a.data, b.data, out.data, ctl)
+        return _flat, (a.data, b.data, out.data, op, out.numel)
     plan, n, sa, sb = plan
-    ctl = array("i", (op, n, 0, 0, 0, sa, sb))
-    return loops.run_rows, loops.rows_ctx(_row, (a.data, b.data, out.data, ctl), plan)
+    return loops.run_rows, loops.rows_ctx(_row, (a.data, b.data, out.data, op, n, sa, sb), plan)
 
 
 def _flat(ctx):
-    a, b, o, ctl = ctx
-    done = binary(a, b, o, ctl)
-    if done < ctl[1]:
-        _tail(a, b, o, ctl, done)
+    a, b, o, op, n = ctx
+    done = binary(a, b, o, op, n, 0, 0, 0, 1, 1)
+    if done < n:
+        _tail(a, b, o, op, done, n, 0, 0, 0, 1, 1)
 
 
 def _row(rctx, ia, ib, io):
-    a, b, o, ctl = rctx
-    ctl[2] = ia
-    ctl[3] = ib
-    ctl[4] = io
-    done = binary(a, b, o, ctl)
-    if done < ctl[1]:
-        _tail(a, b, o, ctl, done)
+    a, b, o, op, n, sa, sb = rctx
+    done = binary(a, b, o, op, n, ia, ib, io, sa, sb)
+    if done < n:
+        _tail(a, b, o, op, done, n, ia, ib, io, sa, sb)
 
 
-def _tail(a, b, o, ctl, k):
-    """Elements k.. of the row in ctl, in bytecode (an inf/NaN operand)."""
-    op, n, ia, ib, io, sa, sb = ctl
+def _tail(a, b, o, op, k, n, ia, ib, io, sa, sb):
+    """Elements k.. of a row, in bytecode (an inf/NaN operand)."""
     ia += k * sa
     ib += k * sb
     for i in range(io + k, io + n):

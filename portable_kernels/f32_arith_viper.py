@@ -19,18 +19,11 @@ MUL = 2
 
 
 @micropython.viper
-def binary(a: ptr32, b: ptr32, o: ptr32, ctlobj) -> int:  # noqa: F821
-    """o[io + i] = a[ia + i * sa] OP b[ib + i * sb] for i < n; ctl words:
-    op (ADD, SUB, MUL), n, ia, ib, io, sa, sb. Returns the count written:
-    n, or the index of the first inf/NaN operand."""
-    ctl = ptr32(ctlobj)  # noqa: F821
-    op = ctl[0]
-    n = ctl[1]
-    ia = ctl[2]
-    ib = ctl[3]
-    io = ctl[4]
-    sa = ctl[5]
-    sb = ctl[6]
+def binary(a: ptr32, b: ptr32, o: ptr32, op: int, n: int, ia: int, ib: int, io: int, sa: int, sb: int) -> int:  # noqa: F821
+    """o[io + i] = a[ia + i * sa] OP b[ib + i * sb] for i < n, OP one of
+    ADD, SUB, MUL (plain int arguments: no control array per instruction).
+    Returns the count written: n, or the index of the first inf/NaN
+    operand."""
     sign_bit = 1
     sign_bit = sign_bit << 31
     inf_bits = 255

@@ -22,9 +22,8 @@ o = array("f", bytes(4 * n))
 want = array("f", bytes(4 * n))
 done = 0
 for op in range(3):
-    ctl = array("i", (op, n, 0, 0, 0, 1, 1))
     micropython.heap_lock()
-    done = binary(a, b, o, ctl)
+    done = binary(a, b, o, op, n, 0, 0, 0, 1, 1)
     micropython.heap_unlock()
     for i in range(n):
         want[i] = a[i] + b[i] if op == 0 else (a[i] - b[i] if op == 1 else a[i] * b[i])
