@@ -180,13 +180,90 @@ def _mpy_size(obj, seen, skip):
     return _blocks(_WORD * 4)
 
 
+# The viper soft-float steps of the unix port (portable_kernels.emitters.WIDE,
+# false on the host) keep more than the bytecode steps the host builds: a
+# control array and a longer context per call, and shared scratch words.
+_FAST_MM = ("aten::mm.out", "aten::addmm.out", "aten::bmm.out")
+_FAST_CONV = "aten::convolution.out"
+
+
+def _recording_registry(calls):
+    """The kernel registry with every kernel wrapped to note (op, args)."""
+    import sys
+    import types
+
+    from mpy_et.kernels import _import
+    from portable_kernels.registry import KERNELS
+
+    mod = types.ModuleType("_mpy_et_inspect_kernels")
+    reg = {}
+    for i, (op, (module, fn)) in enumerate(sorted(KERNELS.items())):
+
+        def wrap(*args, _op=op, _entry=(module, fn)):
+            calls.append((_op, args))
+            return _import(*_entry)(*args)
+
+        setattr(mod, "k%d" % i, wrap)
+        reg[op] = (mod.__name__, "k%d" % i)
+    sys.modules[mod.__name__] = mod
+    return reg
+
+
+def _fast_path_extra(calls):
+    """Bytes the unix port's viper steps keep beyond the host's bytecode steps
+    (mirrors op_mm.viper_step and op_convolution._viper_step; transposed
+    convolutions are not counted)."""
+    extra = 0
+    roles = {}
+
+    def role(name, words):
+        roles[name] = max(roles.get(name, 0), words)
+
+    for op, args in calls:
+        out = args[-1]
+        if getattr(out, "dtype", None) != dtypes.FLOAT or not out.numel:
+            continue
+        if op in _FAST_MM:
+            a = args[1] if op == "aten::addmm.out" else args[0]
+            k = a.sizes[-1]
+            if op == "aten::addmm.out" and (args[4] != 1 or args[3] not in (0, 1)):
+                continue
+            if 0 < k < 0x4000 and a.numel:
+                extra += _blocks(_WORD * 4) + _blocks(4 * 8) + _blocks(_WORD * 11)
+                role("mm mantissas", k)
+                role("mm exponents", k)
+        elif op == _FAST_CONV and not args[6]:
+            weight, groups = args[1], args[8]
+            k = 1
+            for d in weight.sizes[1:]:
+                k *= d
+            opg = weight.sizes[0] // groups
+            if k >= 0x4000:
+                continue
+            extra += _blocks(_WORD * 4) + _blocks(4 * 19) + _blocks(_WORD * 12)
+            if weight.sizes[1] == 1 and opg == 1:
+                role("conv weight mantissas", k)
+                role("conv weight exponents", k)
+            else:
+                most = max(1, 8192 // k)  # f32_conv_viper.chunk_channels
+                chunks = (opg + most - 1) // most
+                chunk = (opg + chunks - 1) // chunks
+                for name, words in (("conv mantissas", k), ("conv exponents", k)):
+                    role(name, words)
+                for name in ("conv weight mantissas", "conv weight exponents"):
+                    role(name, chunk * k)
+    return extra + sum(_blocks(_WORD * 4) + _blocks(4 * w) for w in roles.values())
+
+
 def predicted_load_heap(program, method="forward"):
     """Heap a loaded method keeps on the unix port, arena included, predicted by
-    loading it on the host and sizing the objects as MicroPython lays them out."""
+    loading it on the host and sizing the objects as MicroPython lays them out
+    (plus what the port's viper steps keep: _fast_path_extra)."""
     from portable_kernels import scratch
 
     scratch.reset()  # count the shared scratch lists this program's layers need, once
-    m = program.load_method(method)
+    calls = []
+    m = program.load_method(method, registry=_recording_registry(calls))
     skip = {id(program.buf), id(program), id(program.reader)}
     seen = set()
     total = sum(_blocks(_WORD * 4) + _blocks(len(b)) for b in m.buffers)
@@ -197,7 +274,7 @@ def predicted_load_heap(program, method="forward"):
     for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes):
         total += _mpy_size(part, seen, skip)
     total += _blocks(_WORD * 4) + _blocks(2 * _WORD * len(m._op_names)) + sum(_blocks(len(n) + 17) for n in m._op_names)
-    return total + _METHOD_OVERHEAD
+    return total + _METHOD_OVERHEAD + _fast_path_extra(calls)
 
 
 def inspect(data, method="forward"):
