@@ -25,13 +25,21 @@ checks) keep the sum within 63 bits.
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
 import micropython
 
-# 19 words: the 8 ctl words, bias address, then the loops' state (see _mm)
-_CX = bytearray(76)
+# 21 words: the 8 ctl words, bias address, the loops' state, xm, xe (see _mm)
+_CX = bytearray(84)
 
 
 def mm(xm, w, acc, xe, a, b, o, bias, ctl):
     _setup(_CX, ctl, bias)
+    _scratch(_CX, xm, xe)
     return _mm(_CX, a, b, o)
+
+
+@micropython.asm_thumb
+def _scratch(r0, r1, r2):
+    str(r1, [r0, 76])
+    str(r2, [r0, 80])
+    mov(r0, 0)
 
 
 @micropython.asm_thumb
@@ -63,9 +71,11 @@ def _mm(r0, r1, r2, r3):
     # [20] bias flag [24] bias row stride [28] bias column stride (elements)
     # [32] bias address [36] a row [40] b batch [44] next output
     # [48] bias row [52] columns left [56] rows left [60] batches left
-    # [64] b column [68] bias element [72] sign of the sum
-    # high registers: r8 cx, r9 end of the a row, r10 accumulator exponent,
-    # r11 b row stride (bytes), r12 0x800000 (the implicit mantissa bit)
+    # [64] b column [68] bias element [72] sign of the sum [76] xm [80] xe:
+    # row i of a decoded (signed mantissa, exponent; -1024 for a zero)
+    # high registers: r8 cx, r9 end of xm, r10 accumulator exponent,
+    # r11 b row stride (bytes), r12 0x800000 (the implicit mantissa bit),
+    # lr xe - xm
     mov(r4, r8)  # r8-r11 saved (the Thumb-1 way: the module also compiles for armv6m)
     mov(r5, r9)
     mov(r6, r10)
@@ -81,6 +91,10 @@ def _mm(r0, r1, r2, r3):
     mov(r4, 1)
     lsl(r4, r4, 23)
     mov(r12, r4)
+    ldr(r4, [r0, 80])
+    ldr(r5, [r0, 76])
+    sub(r4, r4, r5)
+    mov(lr, r4)
     ldr(r4, [r0, 0])
     str(r4, [r0, 60])
     label(BATCH)
@@ -97,11 +111,50 @@ def _mm(r0, r1, r2, r3):
     str(r4, [r7, 64])
     ldr(r4, [r7, 48])
     str(r4, [r7, 68])
-    ldr(r4, [r7, 36])
+    ldr(r0, [r7, 36])
     ldr(r5, [r7, 8])
     lsl(r5, r5, 2)
-    add(r4, r4, r5)
+    add(r4, r0, r5)
     mov(r9, r4)
+    ldr(r1, [r7, 76])
+    label(DEC)  # decode row i of a into xm / xe
+    ldr(r4, [r0, 0])
+    add(r0, 4)
+    lsl(r6, r4, 1)
+    lsr(r6, r6, 24)
+    beq(DDEN)
+    cmp(r6, 255)
+    beq(BAD3)
+    asr(r2, r4, 31)
+    lsl(r4, r4, 9)
+    lsr(r4, r4, 9)
+    data(2, 0x4464)  # add r4, r12
+    label(DSIGN)
+    eor(r4, r2)
+    sub(r4, r4, r2)
+    label(DSTORE)
+    str(r4, [r1, 0])
+    mov(r5, r1)
+    data(2, 0x4475)  # add r5, lr
+    str(r6, [r5, 0])
+    add(r1, 4)
+    data(2, 0x4548)  # cmp r0, r9
+    bcc(DEC)
+    str(r0, [r7, 36])  # the next row of a
+    mov(r9, r1)  # the end of xm
+    b(COL)
+    label(BAD3)
+    b(BAD)
+    label(DDEN)  # zero or denormal a: exponent 1, no implicit bit
+    asr(r2, r4, 31)
+    mov(r6, 1)
+    lsl(r4, r4, 9)
+    lsr(r4, r4, 9)
+    bne(DSIGN)
+    mov(r6, 4)  # a zero: its products lie below every other term
+    lsl(r6, r6, 8)
+    neg(r6, r6)
+    b(DSTORE)
     label(COL)
     mov(r7, r8)
     mov(r2, 0)
@@ -145,26 +198,17 @@ def _mm(r0, r1, r2, r3):
     sub(r2, r2, r4)
     sbc(r3, r4)
     label(NOBIAS)
-    ldr(r0, [r7, 36])
+    ldr(r0, [r7, 76])
     ldr(r1, [r7, 64])
-    # the sum over the row: r0 a cursor, r1 b cursor, r2:r3 accumulator
+    # the sum over the row: r0 xm cursor, r1 b cursor, r2:r3 accumulator
     label(LOOP)
     ldr(r4, [r0, 0])
     ldr(r5, [r1, 0])
+    mov(r6, r0)
+    data(2, 0x4476)  # add r6, lr
+    ldr(r6, [r6, 0])
     add(r0, 4)
     data(2, 0x4459)  # add r1, r11
-    lsr(r7, r4, 31)
-    lsl(r7, r7, 31)
-    eor(r5, r7)  # b's sign bit := the product's
-    lsl(r6, r4, 1)
-    lsr(r6, r6, 24)
-    beq(ADEN)
-    cmp(r6, 255)
-    beq(BAD1)
-    lsl(r4, r4, 9)
-    lsr(r4, r4, 9)
-    data(2, 0x4464)  # add r4, r12
-    label(ADONE)
     lsl(r7, r5, 1)
     lsr(r7, r7, 24)
     beq(BDEN)
@@ -176,7 +220,7 @@ def _mm(r0, r1, r2, r3):
     lsr(r5, r5, 9)
     data(2, 0x4465)  # add r5, r12
     label(BDONE)
-    # r4 |mantissa a|, r5 |mantissa b|, r6 product exponent, r7 sign mask
+    # r4 signed mantissa a, r5 |mantissa b|, r6 product exponent, r7 b's sign mask
     eor(r5, r7)
     sub(r5, r5, r7)
     data(2, 0xFB84, 0x4505)  # smull r4, r5, r4, r5
@@ -201,17 +245,12 @@ def _mm(r0, r1, r2, r3):
     b(ROUND)
     label(BAD1)
     b(BAD)
-    label(ADEN)  # zero or denormal a: exponent 1, no implicit bit
-    lsl(r4, r4, 9)
-    lsr(r4, r4, 9)
-    mov(r6, 1)
-    b(ADONE)
-    label(BDEN)
-    mov(r7, 1)
-    add(r6, r6, r7)
+    label(BDEN)  # zero (nothing to add) or denormal b: exponent 1, no implicit bit
     asr(r7, r5, 31)
     lsl(r5, r5, 9)
     lsr(r5, r5, 9)
+    beq(NEXT)
+    add(r6, 1)
     b(BDONE)
     label(FAR)  # product 32 or more places below: hi >> (d - 32)
     cmp(r7, 63)
@@ -343,8 +382,6 @@ def _mm(r0, r1, r2, r3):
     beq(ROWEND)
     b(COL)
     label(ROWEND)
-    mov(r4, r9)
-    str(r4, [r7, 36])
     ldr(r4, [r7, 48])
     ldr(r5, [r7, 24])
     lsl(r5, r5, 2)

@@ -21,10 +21,22 @@ RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "f32
 RUNS = [("unix", "f32_mm_viper32"), ("cortex-m3-large", "f32_mm_viper32"), ("cortex-m3-large", "f32_mm_thumb")]
 
 
+def _zero_cases():
+    """A zero next to a huge operand must not move the accumulator's scale
+    (its product lies below every other term): 2**-30 * 1 + 0 * 2**127, and
+    2**127 * 0 + 2**-30 * 1, with a small sum that needs all its bits."""
+    x = 1.0 + 2.0**-23
+    return [
+        (1, 1, 2, 1, 2, 0, 0, 0, [x * 2.0**-30, 0.0], [1.0, 2.0**127], []),
+        (1, 1, 2, 1, 2, 0, 0, 0, [2.0**127, x * 2.0**-30], [0.0, 1.0], []),
+        (1, 1, 3, 1, 3, 0, 0, 0, [-0.0, x * 2.0**-60, 0.0], [3e38, x, -3e38], []),
+    ]
+
+
 @pytest.fixture(scope="module", params=RUNS, ids=["-".join(r) for r in RUNS])
 def results(request):
     target, module = request.param
-    cases = _cases()
+    cases = _cases() + _zero_cases()
     files = {"cases.bin": _blob(cases), "module.txt": module.encode()}
     out = run_code(target, open(RUNNER).read(), files=files, timeout=300)
     rows = [line.split()[1:] for line in out.splitlines() if line.startswith("CASE")]
