@@ -1,19 +1,43 @@
 """aten::sigmoid.out, numerically stable: exp() only sees values <= 0, so it
-never overflows (MicroPython's math.exp raises past ~709)."""
+never overflows (MicroPython's math.exp raises past ~709).
+
+float32 on ports with 64-bit native words (emitters.WIDE): f32_sigmoid_viper
+on the bit patterns (within 1 ulp, no float objects); from an inf/NaN on, the
+bytecode loop below finishes the tensor (in-place safe)."""
 
 import math
 
+from mpy_et import dtypes
 from portable_kernels import checks
+from portable_kernels.emitters import WIDE
+
+# Below this many elements the bytecode step is as fast and its context smaller.
+MIN_VIPER = 8
 
 
 def sigmoid_out(x, out):
     checks.unary(x, out, "sigmoid", floating=True)
+    if WIDE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= MIN_VIPER:
+        from portable_kernels.f32_sigmoid_viper import unary  # imported when first needed (load time)
+
+        return _viper, (x.data, out.data, x.numel, math.exp, unary)
     return _sigmoid, (x.data, out.data, x.numel, math.exp)
+
+
+def _viper(ctx):
+    src, dst, n, exp, unary = ctx
+    done = unary(src, dst, n, 0)
+    if done < n:
+        _run(src, dst, done, n, exp)
 
 
 def _sigmoid(ctx):
     src, dst, n, exp = ctx
-    for i in range(n):
+    _run(src, dst, 0, n, exp)
+
+
+def _run(src, dst, k, n, exp):
+    for i in range(k, n):
         v = src[i]
         if v >= 0.0:
             dst[i] = 1.0 / (1.0 + exp(-v))

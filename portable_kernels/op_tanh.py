@@ -1,13 +1,31 @@
-"""aten::tanh.out (math.tanh saturates to +-1; it never overflows)."""
+"""aten::tanh.out (math.tanh saturates to +-1; it never overflows).
+
+float32 on ports with 64-bit native words (emitters.WIDE): f32_sigmoid_viper
+on the bit patterns (within 1 ulp, no float objects); from an inf/NaN on, the
+bytecode loop below finishes the tensor (in-place safe)."""
 
 import math
 
+from mpy_et import dtypes
 from portable_kernels import checks
+from portable_kernels.emitters import WIDE
+from portable_kernels.op_sigmoid import MIN_VIPER
 
 
 def tanh_out(x, out):
     checks.unary(x, out, "tanh", floating=True)
+    if WIDE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= MIN_VIPER:
+        from portable_kernels.f32_sigmoid_viper import unary  # imported when first needed (load time)
+
+        return _viper, (x.data, out.data, x.numel, math.tanh, unary)
     return _tanh, (x.data, out.data, x.numel, math.tanh)
+
+
+def _viper(ctx):
+    src, dst, n, tanh, unary = ctx
+    done = unary(src, dst, n, 1)
+    for i in range(done, n):
+        dst[i] = tanh(src[i])
 
 
 def _tanh(ctx):
