@@ -1,24 +1,25 @@
 """Float32 matrix products (mm, bmm, addmm) in Arm Thumb-2 integer
 soft-float: imported only where the port has Thumb-2 inline assembler
 (emitters.THUMB2: Cortex-M3/M4/M7). The method of f32_mm_viper.py with the
-Cortex-M3's 32 x 32 -> 64-bit SMULL: each float32 is read as its bits and split
-into sign, exponent and 24-bit mantissa as it is used (no decoded copy of
-a row), the signed 48-bit product goes into a 64-bit accumulator (two
-registers) aligned to the largest product exponent seen so far (a larger
-product shifts the accumulator down, a smaller one is shifted down: bits
-more than 62 places below the largest term are truncated), and the sum is
-rounded once to float32 (to nearest, ties to even; denormals; overflow to
-inf). No float object, nothing allocates; about 45 instructions per
-multiply-accumulate against ~1000 for the bytecode step on the emulated
+Cortex-M3's 32 x 32 -> 64-bit SMULL: each row of a is decoded once into
+the scratch xm / xe (signed 24-bit mantissa, exponent; a zero gets an
+exponent below every term), each float32 of b is read as its bits and split
+as it is used, the exact signed 48-bit product goes into a 64-bit
+accumulator (two registers) aligned to the largest product exponent seen so
+far (a larger product shifts the accumulator down, a smaller one is shifted
+down: bits more than 62 places below the largest term are truncated), and
+the sum is rounded once to float32 (to nearest, ties to even; denormals;
+overflow to inf). No float object, nothing allocates; 37 instructions per
+multiply-accumulate against 800-930 for the bytecode step on the emulated
 Cortex-M3. Thumb-2 instructions (SMULL, CLZ) are emitted with data() and
 only Thumb-1 mnemonics are used otherwise, so the module also compiles for
 armv6m (every Thumb module is compiled for every Thumb board; armv6m boards
 never import it).
 
 mm(xm, w, acc, xe, a, b, o, bias, ctl) has f32_mm_viper.mm's arguments and
-ctl layout (the scratch xm / w / acc / xe are not used); returns 1, having
-written part of o, when an operand holds inf or NaN (the caller then runs
-its bytecode step), else 0. Terms per output below 2**14 (the caller
+ctl layout (xm and xe: k words each; w and acc are not used); returns 1,
+having written part of o, when an operand holds inf or NaN (the caller then
+runs its bytecode step), else 0. Terms per output below 2**14 (the caller
 checks) keep the sum within 63 bits.
 """
 
