@@ -1,16 +1,26 @@
 """aten::_softmax.out, numerically stable: exp(x - max) along dim, any dim.
-Float only. Allocation in the step: boxed floats only."""
+Float only. Allocation in the step: boxed floats only.
+
+float32 on ports with 64-bit native words (emitters.WIDE): f32_softmax_viper
+on the bit patterns (within 1 ulp, no float objects); from a row it refuses
+(NaN, +inf, |max| >= 2**21) on, the bytecode loop below finishes."""
 
 import math
 
 from mpy_et import dtypes
 from portable_kernels import checks, loops
+from portable_kernels.emitters import WIDE
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
 
 def softmax_out(x, dim, half_to_float, out):
     geom = check_softmax(x, dim, half_to_float, out, "_softmax")
+    outer, span, inner = geom
+    if WIDE and x.dtype == dtypes.FLOAT and span >= 8 * inner:
+        from portable_kernels.f32_softmax_viper import softmax  # imported when first needed (load time)
+
+        return _viper, (x.data, out.data, outer, span, inner, math.exp, softmax)
     return _softmax, (x.data, out.data) + geom + (math.exp,)
 
 
@@ -29,20 +39,35 @@ def check_softmax(x, dim, half_to_float, out, what):
     return loops.numel(sizes[:d]), sizes[d] * inner, inner
 
 
+def _viper(ctx):
+    x, o, outer, span, inner, exp, softmax = ctx
+    done = softmax(x, o, outer, span // inner, inner)
+    if done < outer * inner:
+        _rows(x, o, outer, span, inner, exp, done)
+
+
 def _softmax(ctx):
     x, o, outer, span, inner, exp = ctx
-    for b in range(0, outer * span, span):
-        for s in range(b, b + inner):
-            e = s + span
-            m = x[s]
-            for i in range(s + inner, e, inner):
-                v = x[i]
-                if v > m:
-                    m = v
-            t = 0.0
-            for i in range(s, e, inner):
-                v = exp(x[i] - m)
-                o[i] = v
-                t += v
-            for i in range(s, e, inner):
-                o[i] = o[i] / t
+    _rows(x, o, outer, span, inner, exp, 0)
+
+
+def _rows(x, o, outer, span, inner, exp, first):
+    """Rows first.. (row b * inner + s: elements b * span + s + j * inner)."""
+    if span == 0:
+        return
+    for r in range(first, outer * inner):
+        b = r // inner
+        s = b * span + r - b * inner
+        e = s + span
+        m = x[s]
+        for i in range(s + inner, e, inner):
+            v = x[i]
+            if v > m:
+                m = v
+        t = 0.0
+        for i in range(s, e, inner):
+            v = exp(x[i] - m)
+            o[i] = v
+            t += v
+        for i in range(s, e, inner):
+            o[i] = o[i] / t

@@ -1,5 +1,6 @@
 # Runs on unix MicroPython (tests/test_f32_math_viper.py): float32 sigmoid and
-# tanh of the values in DATA_DIR/x.bin through f32_sigmoid_viper.unary under
+# tanh of the values in DATA_DIR/x.bin through f32_sigmoid_viper.unary, and
+# softmax of DATA_DIR/rows.bin through f32_softmax_viper.softmax, under
 # heap_lock, printed as hex bit patterns with the count of results that differ
 # from the bytecode steps'; then the kernels' steps in place with inf/NaN.
 import binascii
@@ -10,8 +11,9 @@ import micropython
 
 from mpy_et import dtypes
 from mpy_et.tensor import Tensor
-from portable_kernels import op_sigmoid, op_tanh
+from portable_kernels import op_sigmoid, op_softmax, op_tanh
 from portable_kernels.f32_sigmoid_viper import unary
+from portable_kernels.f32_softmax_viper import softmax
 
 blob = open(DATA_DIR + "/x.bin", "rb").read()  # noqa: F821
 n = len(blob) // 4
@@ -28,9 +30,24 @@ for op, name, plain in ((0, "sigmoid", op_sigmoid._sigmoid), (1, "tanh", op_tanh
     differ = sum(1 for i in range(n) if got[i] != want[i])
     print("UNARY", name, done, n, differ, binascii.hexlify(o).decode())
 
+blob = open(DATA_DIR + "/rows.bin", "rb").read()  # noqa: F821
+n = len(blob) // 4
+a = array("f", blob)
+o = array("f", bytes(4 * n))
+w = array("f", bytes(4 * n))
+for outer, size, inner in ((n // 37, 37, 1), (n // 111, 37, 3)):
+    micropython.heap_lock()
+    done = softmax(a, o, outer, size, inner)
+    micropython.heap_unlock()
+    op_softmax._softmax((a, w, outer, size * inner, inner, op_tanh.math.exp))
+    got = struct.unpack("<%dI" % n, o)
+    want = struct.unpack("<%dI" % n, w)
+    differ = sum(1 for i in range(n) if got[i] != want[i])
+    print("SOFTMAX", inner, done, outer * inner, differ, binascii.hexlify(o).decode())
 
-def tensor(values):
-    t = Tensor(dtypes.FLOAT, [len(values)])
+
+def tensor(values, sizes=None):
+    t = Tensor(dtypes.FLOAT, sizes or [len(values)])
     t.bind(bytearray(t.nbytes), 0)
     for i in range(len(values)):
         t.data[i] = values[i]
@@ -44,3 +61,9 @@ for name, kernel in (("sigmoid", op_sigmoid.sigmoid_out), ("tanh", op_tanh.tanh_
     step, ctx = kernel(x, x)  # in place, NaN and inf mid-tensor
     step(ctx)
     print("KERNEL", name, step.__name__, binascii.hexlify(x.data).decode())
+
+rows = [[0.5 * j - 2.0 for j in range(9)], [float(j) for j in range(9)], [-inf] * 4 + [1.0] * 5, [1.0, float("nan")] + [0.0] * 7, [2.0] * 9]
+x = tensor([v for r in rows for v in r], [5, 9])
+step, ctx = op_softmax.softmax_out(x, -1, False, x)  # in place; a NaN row: it and the rows after in bytecode
+step(ctx)
+print("KERNEL softmax", step.__name__, binascii.hexlify(x.data).decode())
