@@ -8,12 +8,18 @@ Per row: one pass for the mean, one for the variance (two passes keep the
 variance exact where a single sum of squares cancels), one to write.
 Sums are Python floats (double on most ports). Allocation in the step:
 boxed floats only.
+
+float32 on ports with 64-bit native words (emitters.WIDE): the passes over
+the elements run in f32_layer_norm_viper (exact fixed-point sums, no float
+object per element); per row only mean and rstd are Python floats. A row
+holding inf/NaN (or longer than 8,192) runs in bytecode.
 """
 
 import math
 
 from mpy_et import dtypes
 from portable_kernels import checks, loops
+from portable_kernels.emitters import WIDE
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -56,45 +62,77 @@ def native_layer_norm_out(x, normalized_shape, weight, bias, eps, out0, out1, ou
         checks.not_supported("%s: normalizing over zero elements (input %s)" % (what, checks.shape_str(x)))
     w = weight.data if weight is not None else None
     b = bias.data if bias is not None else None
+    if WIDE and x.dtype == dtypes.FLOAT and m >= 8:
+        from portable_kernels import f32_layer_norm_viper as lnv  # imported when first needed (load time)
+
+        flags = (1 if w is not None else 0) | (2 if b is not None else 0)
+        fn = (lnv.stats, lnv.normalize, x.data if w is None else w, x.data if b is None else b, flags, [0] * 6)
+        return _viper, (x.data, out0.data, rows, m, float(eps), w, b, stats[0], stats[1]) + fn
     return _layer_norm, (x.data, out0.data, rows, m, float(eps), w, b, stats[0], stats[1])
+
+
+def _viper(ctx):
+    x, o, rows, m, eps, w, b, save_mean, save_rstd, stats, normalize, wv, bv, flags, res = ctx
+    ldexp = math.ldexp
+    i = 0
+    for r in range(rows):
+        if stats(x, i, m, wv, bv, flags, res):
+            _row(x, o, i, m, eps, w, b, save_mean, save_rstd, r)
+        else:
+            emax, s, sh, sa, sb, sc = res
+            u = emax - 174  # x == X * 2**u; D = m * X - S == m * (x - mean) * 2**-u
+            mean = ldexp(s, u) / m
+            var = ldexp(sa * 1099511627776.0 + sb * 2097152.0 + sc, 2 * (sh + u)) / (m * m * m)
+            rstd = 1.0 / math.sqrt(var + eps)
+            f, e = math.frexp(ldexp(rstd, u) / m)
+            normalize(x, o, i, m, wv, bv, flags, emax, s, int(f * 274877906944.0), e - 38)
+            if save_mean is not None:
+                save_mean[r] = mean
+            if save_rstd is not None:
+                save_rstd[r] = rstd
+        i += m
 
 
 def _layer_norm(ctx):
     x, o, rows, m, eps, w, b, save_mean, save_rstd = ctx
-    sqrt = math.sqrt
     i = 0
     for r in range(rows):
-        end = i + m
-        s = 0.0
-        for q in range(i, end):
-            s += x[q]
-        mean = s / m
-        s = 0.0
-        for q in range(i, end):
-            d = x[q] - mean
-            s += d * d
-        rstd = 1.0 / sqrt(s / m + eps)
-        if w is None:
-            if b is None:
-                for q in range(i, end):
-                    o[q] = (x[q] - mean) * rstd
-            else:
-                j = 0
-                for q in range(i, end):
-                    o[q] = (x[q] - mean) * rstd + b[j]
-                    j += 1
-        elif b is None:
-            j = 0
+        _row(x, o, i, m, eps, w, b, save_mean, save_rstd, r)
+        i += m
+
+
+def _row(x, o, i, m, eps, w, b, save_mean, save_rstd, r):
+    sqrt = math.sqrt
+    end = i + m
+    s = 0.0
+    for q in range(i, end):
+        s += x[q]
+    mean = s / m
+    s = 0.0
+    for q in range(i, end):
+        d = x[q] - mean
+        s += d * d
+    rstd = 1.0 / sqrt(s / m + eps)
+    if w is None:
+        if b is None:
             for q in range(i, end):
-                o[q] = (x[q] - mean) * rstd * w[j]
-                j += 1
+                o[q] = (x[q] - mean) * rstd
         else:
             j = 0
             for q in range(i, end):
-                o[q] = (x[q] - mean) * rstd * w[j] + b[j]
+                o[q] = (x[q] - mean) * rstd + b[j]
                 j += 1
-        if save_mean is not None:
-            save_mean[r] = mean
-        if save_rstd is not None:
-            save_rstd[r] = rstd
-        i = end
+    elif b is None:
+        j = 0
+        for q in range(i, end):
+            o[q] = (x[q] - mean) * rstd * w[j]
+            j += 1
+    else:
+        j = 0
+        for q in range(i, end):
+            o[q] = (x[q] - mean) * rstd * w[j] + b[j]
+            j += 1
+    if save_mean is not None:
+        save_mean[r] = mean
+    if save_rstd is not None:
+        save_rstd[r] = rstd

@@ -1,6 +1,6 @@
 """Float32 transcendental kernels in viper soft-float on unix MicroPython
 (64-bit native words): portable_kernels/f32_sigmoid_viper.py (sigmoid, tanh),
-f32_softmax_viper.py.
+f32_softmax_viper.py, f32_layer_norm_viper.py (with and without weight / bias).
 Every result within 1 ulp of the correctly rounded float32 of the exact
 function (mpmath, 100 bits) over random bit patterns of every exponent, the
 ranges that matter and the edges (signed zeros, denormals, saturation, exp
@@ -68,11 +68,61 @@ def _rows():
     return xs
 
 
+LN_COLS = 48
+
+
+def _ln_data():
+    """Layer norm rows of 48: every scale, an offset mean, a nearly constant
+    row, denormals; random weight and bias."""
+    rng = random.Random(10)
+    xs = []
+    for _ in range(40):
+        scale = rng.choice([1e-20, 0.01, 1.0, 30.0, 1e4])
+        off = rng.choice([0.0, 1.0, 100.0, -5.0]) * scale
+        xs += [_f32(off + rng.gauss(0, scale)) for _ in range(LN_COLS)]
+    xs += [_f32(3.0 + 1e-6 * j) for j in range(LN_COLS)] + [_f32(1e-40 * j) for j in range(LN_COLS)]
+    w = [_f32(rng.gauss(1.0, 0.5)) for _ in range(LN_COLS)]
+    b = [_f32(rng.gauss(0.0, 0.5)) for _ in range(LN_COLS)]
+    return xs, w, b
+
+
+def _ln_exact(xs, w, b, flags):
+    mpmath.mp.prec = 120
+    out = []
+    for r in range(0, len(xs), LN_COLS):
+        row = [mpmath.mpf(v) for v in xs[r : r + LN_COLS]]
+        mean = sum(row) / LN_COLS
+        rstd = 1 / mpmath.sqrt(sum((v - mean) ** 2 for v in row) / LN_COLS + mpmath.mpf(1e-5))
+        for j, v in enumerate(row):
+            e = (v - mean) * rstd
+            e = e * w[j] if flags & 1 else e
+            out.append(_f32(float(e + b[j] if flags & 2 else e)))
+    return out
+
+
+@pytest.mark.parametrize("flags", [0, 1, 2, 3])
+def test_layer_norm_within_one_ulp_of_the_correctly_rounded_result(output, flags):
+    out = output[0]
+    got = {line.split()[1]: line.split()[2:] for line in out.splitlines() if line.startswith("LAYERNORM ")}
+    differ, stats_ok, hexbits = got[str(flags)]
+    xs, w, b = _ln_data()
+    res = struct.unpack("<%df" % len(xs), bytes.fromhex(hexbits))
+    want = _ln_exact(xs, w, b, flags)
+    off = [(i, xs[i], r, v) for i, (r, v) in enumerate(zip(res, want)) if _ulps(r, v) > 1 and not (r == 0 and v == 0)]
+    assert not off, off[:10]
+    ones = sum(1 for r, v in zip(res, want) if _ulps(r, v) == 1)
+    print("layer norm flags %d: %d of %d results 1 ulp from the exact rounding, %s differ from bytecode" % (flags, ones, len(xs), differ))
+    assert ones < len(xs) // 200
+    assert stats_ok == "True"  # mean and rstd as the bytecode step's, to 1e-6
+
+
 @pytest.fixture(scope="module")
 def output():
     xs = _inputs()
     rows = _rows()
     files = {"x.bin": struct.pack("<%df" % len(xs), *xs), "rows.bin": struct.pack("<%df" % len(rows), *rows)}
+    for name, vals in zip(("ln.bin", "lnw.bin", "lnb.bin"), _ln_data()):
+        files[name] = struct.pack("<%df" % len(vals), *vals)
     return run_code("unix", open(RUNNER).read(), files=files, timeout=120), xs, rows
 
 
@@ -133,6 +183,17 @@ def test_kernels_in_place_with_nan_and_inf(output):
         "sigmoid": [1 / (1 + math.exp(-v)) if v >= 0 else (math.exp(v) / (1 + math.exp(v)) if v == v else nan) for v in vals],
         "tanh": [math.tanh(v) for v in vals],
     }
+    step, hexbits = got["layer_norm"]
+    assert step == "_viper"
+    res = struct.unpack("<48f", bytes.fromhex(hexbits))
+    assert all(r != r for r in res[16:32]), res[16:32]  # the NaN row: bytecode
+    for r0 in (0, 32):
+        row = [0.25 * j - 1.0 for j in range(16)] if r0 == 0 else [3.0 + j * j for j in range(16)]
+        mpmath.mp.prec = 120
+        mean = sum(mpmath.mpf(v) for v in row) / 16
+        rstd = 1 / mpmath.sqrt(sum((v - mean) ** 2 for v in row) / 16 + mpmath.mpf(1e-5))
+        want_ln = [_f32(float((v - mean) * rstd * _f32(1.0 + 0.125 * j) + _f32(0.5 - 0.25 * j))) for j, v in enumerate(row)]
+        assert all(_ulps(r, v) <= 1 for r, v in zip(res[r0 : r0 + 16], want_ln)), (res[r0 : r0 + 16], want_ln)
     step, hexbits = got["softmax"]
     res = struct.unpack("<45f", bytes.fromhex(hexbits))
     rows = [[0.5 * j - 2.0 for j in range(9)], [float(j) for j in range(9)], [-inf] * 4 + [1.0] * 5]
