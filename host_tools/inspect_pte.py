@@ -229,9 +229,10 @@ def _fast_path_extra(calls):
             if op == "aten::addmm.out" and (args[4] != 1 or args[3] not in (0, 1)):
                 continue
             if 0 < k < 0x4000 and a.numel:
-                extra += _blocks(_WORD * 4) + _blocks(4 * 8) + _blocks(_WORD * 11)
-                role("mm mantissas", k)
-                role("mm exponents", k)
+                extra += _blocks(_WORD * 4) + _blocks(4 * 9) + _blocks(_WORD * 11)
+                rows = k if k <= 256 else 1  # f32_mm_viper.ROW_WORDS: longer rows are decoded as read
+                role("mm mantissas", rows)
+                role("mm exponents", rows)
         elif op == _FAST_CONV and not args[6]:
             weight, groups = args[1], args[8]
             k = 1

@@ -46,6 +46,15 @@ class StructView:
         struct.pack_into(self.fmt, self.buf, self.offset + i * self.size, v)
 
 
+def addressable(*tensors):
+    """True when every tensor (None skipped) has a typed view viper can take
+    the address of (memoryview, uctypes); False where one is a StructView."""
+    for t in tensors:
+        if t is not None and isinstance(t.data, StructView):
+            return False
+    return True
+
+
 def typed_view(buf, offset, count, dtype):
     """An indexable view of `count` elements of `dtype` at buf[offset:].
 

@@ -8,6 +8,7 @@ runs here in bytecode (`_tail`), so inf/NaN results are torch's.
 """
 
 from mpy_et import dtypes
+from mpy_et.tensor import addressable
 from portable_kernels import loops
 from portable_kernels.emitters import WIDE
 
@@ -22,7 +23,7 @@ _MIN_ELEMENTS = 8
 
 def steps(a, b, out, op, plan):
     """(step, ctx) for out = a OP b (plan: loops.broadcast's), or None."""
-    if not WIDE or out.numel < _MIN_ELEMENTS:
+    if not WIDE or out.numel < _MIN_ELEMENTS or not addressable(a, b, out):
         return None
     for t in (a, b, out):
         if t.dtype != dtypes.FLOAT:

@@ -22,8 +22,12 @@ also compiles for 32-bit targets (which never import it).
 import micropython
 
 # ctl words: batches, m, k, n, b batch stride (elements), bias flag, bias
-# row stride, bias column stride (elements)
-CTL_WORDS = 8
+# row stride, bias column stride (elements), and 1 to decode the elements of
+# a as they are read instead of a row at a time into xm / xe (long rows: the
+# scratch would grow with k; about 20% slower per product)
+CTL_WORDS = 9
+# the longest row of a decoded into scratch (2 * 4 * ROW_WORDS bytes)
+ROW_WORDS = 256
 
 
 @micropython.viper
@@ -49,6 +53,7 @@ def mm(xm: ptr32, w: ptr32, acc: int, xeobj, aobj, bobj, oobj, biasobj, ctlobj) 
     has_bias = ctl[5]
     sm = ctl[6]
     sn = ctl[7]
+    as_read = ctl[8]
     xbase = int(xm)
     bbase = int(ptr32(bobj))  # noqa: F821
     wstep = n * 4
@@ -58,7 +63,7 @@ def mm(xm: ptr32, w: ptr32, acc: int, xeobj, aobj, bobj, oobj, biasobj, ctlobj) 
         bi = 0
         for _i in range(m):
             xm = ptr32(xbase)  # noqa: F821
-            for t in range(k):  # decode row i of a
+            for t in range(k if not as_read else 0):  # decode row i of a
                 b = a[ai + t]
                 ex = (b >> 23) & 255
                 mx = b & 0x7FFFFF
@@ -75,6 +80,7 @@ def mm(xm: ptr32, w: ptr32, acc: int, xeobj, aobj, bobj, oobj, biasobj, ctlobj) 
                     mx = 0 - mx
                 xm[t] = mx
                 xe[t] = ex + 1024  # exponents carry +1024 (stored unsigned)
+            ai0 = ai
             ai += k
             for j in range(n):
                 acc = 0
@@ -95,7 +101,48 @@ def mm(xm: ptr32, w: ptr32, acc: int, xeobj, aobj, bobj, oobj, biasobj, ctlobj) 
                             acc = 0 - acc
                         ae = ex + 1151  # 127 (the exponent of 1.0) + 1024
                 w = ptr32(bbase + j * 4)  # noqa: F821
-                for t in range(k):
+                for t in range(k if as_read else 0):  # a decoded as read
+                    b = w[0]
+                    w = ptr32(int(w) + wstep)  # noqa: F821
+                    ew = (b >> 23) & 255
+                    if ew == 0:
+                        mw = b & 0x7FFFFF
+                        if mw == 0:
+                            continue
+                        ew = 1
+                    else:
+                        if ew == 255:
+                            return 1
+                        mw = (b & 0x7FFFFF) | 0x800000
+                    x = a[ai0 + t]
+                    ex = (x >> 23) & 255
+                    if ex == 0:
+                        mx = x & 0x7FFFFF
+                        if mx == 0:
+                            continue
+                        ex = 1
+                    else:
+                        if ex == 255:
+                            return 1
+                        mx = (x & 0x7FFFFF) | 0x800000
+                    p = mx * mw
+                    if ((b ^ x) >> 31) & 1:
+                        p = 0 - p
+                    pe = ex + ew + 1024
+                    if pe > ae:
+                        d = pe - ae
+                        if d > 62:
+                            acc = 0
+                        else:
+                            acc = acc >> d
+                        ae = pe
+                    else:
+                        d = ae - pe
+                        if d > 62:
+                            continue
+                        p = p >> d
+                    acc += p
+                for t in range(k if not as_read else 0):  # a decoded into xm / xe
                     b = w[0]
                     w = ptr32(int(w) + wstep)  # noqa: F821
                     ew = (b >> 23) & 255

@@ -10,6 +10,7 @@ The integer steps allocate nothing.
 import struct
 
 from mpy_et import dtypes, noalloc
+from mpy_et.tensor import addressable
 from portable_kernels import checks, loops
 from portable_kernels.emitters import HAS_NATIVE
 
@@ -56,7 +57,7 @@ def clamp_tensor_out(x, lo, hi, out):
 
 
 def clamp_steps(x, out, lo, hi):
-    if HAS_NATIVE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= 8:  # smaller: bytecode
+    if HAS_NATIVE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):  # smaller: bytecode
         lo_bits, hi_bits = _bits(lo), _bits(hi)
         if lo_bits is not False and hi_bits is not False:
             ctl = (0, 0) if lo is None else (1, _signed(lo_bits))

@@ -36,6 +36,7 @@ fallback for an inf or NaN, and run everywhere else.
 
 from mpy_et import dtypes
 from mpy_et.port import const
+from mpy_et.tensor import addressable
 from portable_kernels import checks, conv_pointwise, conv_transposed, scratch
 from portable_kernels.conv_rows import conv_rows, fill_plane
 from portable_kernels.emitters import HAS_NATIVE, WIDE
@@ -127,7 +128,7 @@ def _viper_step(x, weight, bias, out, ctl, transposed, step, ctx):
     itself elsewhere."""
     opg, cpg, kh, kw = ctl[2], ctl[3], ctl[6], ctl[7]
     k = cpg * kh * kw
-    if not WIDE or out.dtype != dtypes.FLOAT or k >= 0x4000:
+    if not WIDE or out.dtype != dtypes.FLOAT or k >= 0x4000 or not addressable(x, weight, bias, out):
         return step, ctx
     chunk = chunk_channels(opg, k)
     words = array("i", ctl + (chunk, transposed))

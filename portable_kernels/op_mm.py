@@ -15,6 +15,7 @@ everywhere else.
 
 from mpy_et import dtypes
 from mpy_et.port import const
+from mpy_et.tensor import addressable
 from portable_kernels import checks, scratch
 from portable_kernels.emitters import WIDE
 from portable_kernels.loops import accumulate, accumulate_rows, release
@@ -22,6 +23,7 @@ from portable_kernels.loops import accumulate, accumulate_rows, release
 if WIDE:
     from array import array
 
+    from portable_kernels.f32_mm_viper import ROW_WORDS
     from portable_kernels.f32_mm_viper import mm as viper_mm
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
@@ -57,13 +59,14 @@ def mm_step(a, b, out, batches, m, k, n):
 
 def viper_step(a, b, out, bias, ctl, step, ctx):
     """The f32_mm_viper step for a float32 product where the port has it
-    (ctl: f32_mm_viper.CTL_WORDS), with (step, ctx) as its fallback;
+    (ctl: the first 8 of f32_mm_viper.CTL_WORDS), with (step, ctx) as its fallback;
     (step, ctx) itself elsewhere."""
     k = ctl[2]
-    if not WIDE or out.dtype != dtypes.FLOAT or not 0 < k < 0x4000 or 0 in ctl[:4]:
+    if not WIDE or out.dtype != dtypes.FLOAT or not 0 < k < 0x4000 or 0 in ctl[:4] or not addressable(a, b, out, bias):
         return step, ctx
-    words = array("i", ctl)
-    head = (scratch.words(k, "mm mantissas"), scratch.words(k, "mm exponents"), a.data, b.data, out.data)
+    rows = k if k <= ROW_WORDS else 1  # longer rows are decoded as read: scratch that does not grow with k
+    words = array("i", ctl + (int(k > ROW_WORDS),))
+    head = (scratch.words(rows, "mm mantissas"), scratch.words(rows, "mm exponents"), a.data, b.data, out.data)
     return _viper, head + (words if bias is None else bias.data, words, step, ctx)
 
 

@@ -3,6 +3,7 @@ bits in viper where the port has a native emitter (f32_clamp_viper), and
 then allocates nothing either."""
 
 from mpy_et import dtypes, noalloc
+from mpy_et.tensor import addressable
 from portable_kernels import checks
 from portable_kernels.emitters import HAS_NATIVE
 
@@ -12,7 +13,7 @@ if HAS_NATIVE:
 
 def relu_out(x, out):
     checks.unary(x, out, "relu")
-    if HAS_NATIVE and x.dtype == dtypes.FLOAT and x.numel >= 8:  # smaller: bytecode is as fast
+    if HAS_NATIVE and x.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):  # smaller: bytecode is as fast
         return _relu_bits, (x.data, out.data, x.numel)
     zero = 0.0 if x.dtype in dtypes.FLOATING else 0
     return _relu, (x.data, out.data, x.numel, zero)

@@ -94,10 +94,11 @@ def _blob(cases):
     return bytes(out)
 
 
-@pytest.fixture(scope="module")
-def results():
+@pytest.fixture(scope="module", params=[0, 1], ids=["row decoded", "decoded as read"])
+def results(request):
     cases = _cases()
-    out = run_code("unix", open(RUNNER).read(), files={"cases.bin": _blob(cases)}, timeout=120)
+    files = {"cases.bin": _blob(cases), "as_read": str(request.param).encode()}
+    out = run_code("unix", open(RUNNER).read(), files=files, timeout=120)
     rows = [line.split()[1:] for line in out.splitlines() if line.startswith("CASE")]
     assert len(rows) == len(cases), out[-2000:]
     return cases, rows, out

@@ -16,6 +16,7 @@ from portable_kernels.op_bmm import bmm_out
 from portable_kernels.op_mm import mm_out
 
 blob = open(DATA_DIR + "/cases.bin", "rb").read()  # noqa: F821
+AS_READ = int(open(DATA_DIR + "/as_read").read())  # noqa: F821
 pos = 0
 case = 0
 r = 0
@@ -31,7 +32,7 @@ while pos < len(blob):
     pos += 4 * nb
     bias = memoryview(blob)[pos : pos + 4 * nbias]
     pos += 4 * nbias
-    ctl = array("i", head[:8])
+    ctl = array("i", head[:8] + (AS_READ,))
     o = bytearray(4 * batches * m * n)
     xm = bytearray(4 * k)
     xe = bytearray(4 * k)
