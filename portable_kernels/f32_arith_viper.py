@@ -13,6 +13,9 @@ compiles for 32-bit targets too (which never import it). Does not allocate.
 
 import micropython
 
+# native code for ports with 64-bit words only (host_tools/build_targets.word_bits)
+WORD_BITS = 64
+
 ADD = 0
 SUB = 1
 MUL = 2

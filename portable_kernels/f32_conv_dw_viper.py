@@ -12,6 +12,9 @@ Does not allocate.
 
 import micropython
 
+# native code for ports with 64-bit words only (host_tools/build_targets.word_bits)
+WORD_BITS = 64
+
 
 @micropython.viper
 def conv_dw(x: ptr32, wm: ptr32, acc: int, wobj, weobj, oobj, biasobj, ctlobj) -> int:  # noqa: F821

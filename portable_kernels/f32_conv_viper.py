@@ -29,6 +29,9 @@ Does not allocate.
 
 import micropython
 
+# native code for ports with 64-bit words only (host_tools/build_targets.word_bits)
+WORD_BITS = 64
+
 # ctl words: n, groups, output channels per group, input channels per group,
 # h, w, kh, kw, stride h, stride w, padding h, padding w, dilation h,
 # dilation w, oh, ow, bias flag, output channels per chunk (chunk_channels),

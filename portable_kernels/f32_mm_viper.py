@@ -21,6 +21,9 @@ also compiles for 32-bit targets (which never import it).
 
 import micropython
 
+# native code for ports with 64-bit words only (host_tools/build_targets.word_bits)
+WORD_BITS = 64
+
 # ctl words: batches, m, k, n, b batch stride (elements), bias flag, bias
 # row stride, bias column stride (elements), and 1 to decode the elements of
 # a as they are read instead of a row at a time into xm / xe (long rows: the

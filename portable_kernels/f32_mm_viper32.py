@@ -27,6 +27,9 @@ constants are computed at run time.
 import micropython
 from micropython import const
 
+# native code for ports with 32-bit words only (host_tools/build_targets.word_bits)
+WORD_BITS = 32
+
 # ctl words: batches, m, k, n, b batch stride (elements), bias flag, bias
 # row stride, bias column stride (elements)
 CTL_WORDS = 8
