@@ -23,12 +23,14 @@ import micropython
 
 SIGMOID = 0
 TANH = 1
+GELU_TANH = 2  # x * sigmoid(2 * sqrt(2/pi) * (x + 0.044715 * x**3)), gelu's tanh form
 
 
 @micropython.viper
 def unary(a: ptr32, o: ptr32, n: int, op: int) -> int:  # noqa: F821
-    """o[i] = sigmoid(a[i]) (op SIGMOID) or tanh(a[i]) (op TANH) for i < n.
-    Returns the count written: n, or the index of the first inf/NaN."""
+    """o[i] = sigmoid(a[i]) (op SIGMOID), tanh(a[i]) (op TANH) or gelu's
+    tanh form (op GELU_TANH) for i < n. Returns the count written: n, or
+    the index of the first inf/NaN."""
     one = 1
     b60 = one << 60
     b62 = one << 62
@@ -44,6 +46,13 @@ def unary(a: ptr32, o: ptr32, n: int, op: int) -> int:  # noqa: F821
     g0 = one << 34
     c0 = one << 32
     one_bits = 127 << 23
+    k1 = 856722023  # 2 * sqrt(2/pi) * 2**32
+    k1 = (k1 << 3) | 5
+    k3 = 612933204  # 2 * sqrt(2/pi) * 0.044715 * 2**34
+    k3 = (k3 << 1) | 1
+    eleven = 546832384  # the bits of 11.0
+    eleven = eleven << 1
+    low31 = (one << 31) - 1
     for i in range(n):
         x = a[i]
         e = (x >> 23) & 255
@@ -57,6 +66,12 @@ def unary(a: ptr32, o: ptr32, n: int, op: int) -> int:  # noqa: F821
             e = 1
         else:
             m |= 0x800000
+        if op == 2 and (x & low31) >= eleven:  # |x| >= 11: x, or -0.0 (below the smallest denormal)
+            if s:
+                o[i] = s
+            else:
+                o[i] = x
+            continue
         if e >= 134:  # |x| >= 128: saturated
             if op == 1:
                 o[i] = one_bits | s
@@ -83,9 +98,23 @@ def unary(a: ptr32, o: ptr32, n: int, op: int) -> int:  # noqa: F821
         else:
             # Z = |x| * log2(e) in Q40 (times 2 for tanh)
             z = 0
-            sh = 140 - e
-            if sh <= 62:
-                z = (m * lh + ((m * ll) >> 30)) >> sh
+            if op == 2:  # W = |x| * (k1 + k3 * x * x) in Q40 (|x| < 11: W < 128), then Z = W * log2(e)
+                sh = 268 - e - e
+                x2 = 0
+                if sh <= 62:
+                    x2 = (m * m) >> sh  # x * x in Q32, < 2**39
+                g = k1 + ((((x2 >> 20) * k3) >> 14) + (((x2 & 0xFFFFF) * k3) >> 34))  # Q32, < 2**37
+                sh = 142 - e
+                w = 0
+                if sh <= 62:
+                    w = (m * g) >> sh
+                dh = w >> 24
+                dl = w & 0xFFFFFF
+                z = ((dh * lh) >> 6) + ((dh * ll) >> 36) + ((dl * lh) >> 30)
+            else:
+                sh = 140 - e
+                if sh <= 62:
+                    z = (m * lh + ((m * ll) >> 30)) >> sh
             if op == 1:
                 z = z + z
             k = (z + (one << 39)) >> 40
@@ -123,6 +152,14 @@ def unary(a: ptr32, o: ptr32, n: int, op: int) -> int:  # noqa: F821
                 acc |= 1
             if op == 0:
                 s = 0
+            elif op == 2:  # x * sigmoid: the quotient cut to 32 bits, times the mantissa
+                if (x >> 31) & 1:
+                    s = one << 31
+                if m == 0:
+                    o[i] = s
+                    continue
+                acc = (acc >> 12) * m
+                ae = ae + e - 138
         # round acc * 2**(ae - 300) (acc > 0) to float32 bits, as f32_arith_viper does
         pp = 0
         q = acc

@@ -1,16 +1,27 @@
 """aten::gelu.out, both approximations: "none" x/2 * (1 + erf(x/sqrt(2))),
 "tanh" x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))). Float only;
-allocation: boxed floats only."""
+allocation: boxed floats only.
+
+The tanh form in float32 on ports with 64-bit native words (emitters.WIDE):
+f32_sigmoid_viper as x * sigmoid(2y) on the bit patterns (within 1 ulp of
+the exact function, also where 1 + tanh cancels in the bytecode loop); from
+an inf/NaN on, the bytecode loop finishes (in-place safe)."""
 
 import math
 
+from mpy_et import dtypes
 from portable_kernels import checks
+from portable_kernels.emitters import WIDE
 from portable_kernels.floats import math_fn
 
 
 def gelu_out(x, approximate, out):
     checks.floating(x, out, "gelu")
     if approximate == "tanh":
+        if WIDE and x.dtype == dtypes.FLOAT and x.numel >= 8:
+            from portable_kernels.f32_sigmoid_viper import unary  # imported when first needed (load time)
+
+            return _viper_tanh, (x.data, out.data, x.numel, math.tanh, unary)
         return _gelu_tanh, (x.data, out.data, x.numel, math.tanh)
     if approximate != "none":
         checks.fail("gelu: approximate must be 'none' or 'tanh', got %r" % (approximate,))
@@ -24,8 +35,19 @@ def _gelu(ctx):
         o[i] = 0.5 * v * (1.0 + erf(v * 0.7071067811865476))  # 1/sqrt(2); literals: no global lookups
 
 
+def _viper_tanh(ctx):
+    x, o, n, tanh, unary = ctx
+    done = unary(x, o, n, 2)
+    if done < n:
+        _tanh_form(x, o, done, n, tanh)
+
+
 def _gelu_tanh(ctx):
     x, o, n, tanh = ctx
-    for i in range(n):
+    _tanh_form(x, o, 0, n, tanh)
+
+
+def _tanh_form(x, o, k, n, tanh):
+    for i in range(k, n):
         v = x[i]
         o[i] = 0.5 * v * (1.0 + tanh(v * (0.7978845608028654 + 0.035677408136300125 * v * v)))  # sqrt(2/pi) * (v + 0.044715 v^3)

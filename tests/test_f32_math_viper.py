@@ -1,5 +1,6 @@
 """Float32 transcendental kernels in viper soft-float on unix MicroPython
-(64-bit native words): portable_kernels/f32_sigmoid_viper.py (sigmoid, tanh),
+(64-bit native words): portable_kernels/f32_sigmoid_viper.py (sigmoid, tanh,
+gelu's tanh form),
 f32_softmax_viper.py, f32_layer_norm_viper.py (with and without weight / bias).
 Every result within 1 ulp of the correctly rounded float32 of the exact
 function (mpmath, 100 bits) over random bit patterns of every exponent, the
@@ -51,6 +52,9 @@ def _ulps(a, b):
 def _exact(name, x):
     mpmath.mp.prec = 100
     v = mpmath.mpf(x)
+    if name == "gelu_tanh":  # x * sigmoid(2y), torch's constants as the bytecode step has them
+        r = v / (1 + mpmath.exp(-2 * (mpmath.mpf(0.7978845608028654) * v + mpmath.mpf(0.035677408136300125) * v**3)))
+        return math.copysign(_f32(float(r)), x)
     r = 1 / (1 + mpmath.exp(-v)) if name == "sigmoid" else mpmath.tanh(v)
     return math.copysign(_f32(float(r)), x) if name == "tanh" else _f32(float(r))
 
@@ -158,7 +162,7 @@ def test_softmax_within_one_ulp_of_the_correctly_rounded_result(output, inner):
     assert ones < len(rows) // 200
 
 
-@pytest.mark.parametrize("name", ["sigmoid", "tanh"])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "gelu_tanh"])
 def test_within_one_ulp_of_the_correctly_rounded_result(output, name):
     out, xs, _ = output
     rows = {line.split()[1]: line.split()[2:] for line in out.splitlines() if line.startswith("UNARY ")}
@@ -167,11 +171,13 @@ def test_within_one_ulp_of_the_correctly_rounded_result(output, name):
     got = struct.unpack("<%df" % len(xs), bytes.fromhex(hexbits))
     off = [(x, g, _exact(name, x)) for x, g in zip(xs, got) if _ulps(g, _exact(name, x)) > 1]
     assert not off, off[:10]
-    signs = [(x, g) for x, g in zip(xs, got) if name == "tanh" and math.copysign(1, g) != math.copysign(1, x)]
+    signs = [(x, g) for x, g in zip(xs, got) if name != "sigmoid" and math.copysign(1, g) != math.copysign(1, x)]
     assert not signs, signs[:10]
     ones = sum(1 for x, g in zip(xs, got) if _ulps(g, _exact(name, x)) == 1)
     print("%s: %d of %d results 1 ulp from the exact rounding, %d differ from bytecode" % (name, ones, len(xs), int(differ)))
-    assert int(differ) < len(xs) // 200  # a few 1-ulp differences, not a systematic bias
+    assert ones < len(xs) // (40 if name == "gelu_tanh" else 200)  # a few 1-ulp differences, not a systematic bias
+    if name != "gelu_tanh":  # bytecode's 1 + tanh cancels for x << 0: only the exact reference holds there
+        assert int(differ) < len(xs) // 200
 
 
 def test_kernels_in_place_with_nan_and_inf(output):
@@ -182,6 +188,8 @@ def test_kernels_in_place_with_nan_and_inf(output):
     want = {
         "sigmoid": [1 / (1 + math.exp(-v)) if v >= 0 else (math.exp(v) / (1 + math.exp(v)) if v == v else nan) for v in vals],
         "tanh": [math.tanh(v) for v in vals],
+        # the bytecode formula: -inf gives NaN there (inf * 0), and so in the kernel (the fallback)
+        "gelu_tanh": [0.5 * v * (1 + math.tanh(0.7978845608028654 * v + 0.035677408136300125 * v**3)) for v in vals],
     }
     step, hexbits = got["layer_norm"]
     assert step == "_viper"
@@ -204,7 +212,7 @@ def test_kernels_in_place_with_nan_and_inf(output):
     assert res[36:] == (_f32(1 / 9),) * 9  # after it, bytecode too
     for name, values in want.items():
         step, hexbits = got[name]
-        assert step == "_viper", (name, step)
+        assert step.startswith("_viper"), (name, step)
         res = struct.unpack("<%df" % len(vals), bytes.fromhex(hexbits))
         for v, r, w in zip(vals, res, values):
             if w != w:

@@ -13,7 +13,7 @@ import micropython
 from mpy_et import dtypes
 from mpy_et.tensor import Tensor
 from portable_kernels import f32_layer_norm_viper as lnv
-from portable_kernels import op_native_layer_norm, op_sigmoid, op_softmax, op_tanh
+from portable_kernels import op_gelu, op_native_layer_norm, op_sigmoid, op_softmax, op_tanh
 from portable_kernels.f32_sigmoid_viper import unary
 from portable_kernels.f32_softmax_viper import softmax
 
@@ -22,7 +22,7 @@ n = len(blob) // 4
 a = array("f", blob)
 o = array("f", bytes(4 * n))
 w = array("f", bytes(4 * n))
-for op, name, plain in ((0, "sigmoid", op_sigmoid._sigmoid), (1, "tanh", op_tanh._tanh)):
+for op, name, plain in ((0, "sigmoid", op_sigmoid._sigmoid), (1, "tanh", op_tanh._tanh), (2, "gelu_tanh", op_gelu._gelu_tanh)):
     micropython.heap_lock()
     done = unary(a, o, n, op)
     micropython.heap_unlock()
@@ -80,7 +80,11 @@ def tensor(values, sizes=None):
 
 inf = float("inf")
 vals = [0.5, -3.0, 20.0, float("nan"), -0.0, 2.0, -inf, inf, 1e-30, -90.0]
-for name, kernel in (("sigmoid", op_sigmoid.sigmoid_out), ("tanh", op_tanh.tanh_out)):
+for name, kernel in (
+    ("sigmoid", op_sigmoid.sigmoid_out),
+    ("tanh", op_tanh.tanh_out),
+    ("gelu_tanh", lambda x, o: op_gelu.gelu_out(x, "tanh", o)),
+):
     x = tensor(vals)
     step, ctx = kernel(x, x)  # in place, NaN and inf mid-tensor
     step(ctx)
