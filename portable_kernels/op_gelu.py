@@ -2,10 +2,11 @@
 "tanh" x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))). Float only;
 allocation: boxed floats only.
 
-The tanh form in float32 on ports with 64-bit native words (emitters.WIDE):
-f32_sigmoid_viper as x * sigmoid(2y) on the bit patterns (within 1 ulp of
-the exact function, also where 1 + tanh cancels in the bytecode loop); from
-an inf/NaN on, the bytecode loop finishes (in-place safe)."""
+float32 on ports with 64-bit native words (emitters.WIDE): the erf form in
+f32_gelu_viper (x * Phi(x)), the tanh form in f32_sigmoid_viper (x *
+sigmoid(2y)), on the bit patterns, within 1 ulp of the exact function (also
+where 1 + erf / 1 + tanh cancels in the bytecode loops); from an inf/NaN on,
+the bytecode loop finishes (in-place safe)."""
 
 import math
 
@@ -25,12 +26,28 @@ def gelu_out(x, approximate, out):
         return _gelu_tanh, (x.data, out.data, x.numel, math.tanh)
     if approximate != "none":
         checks.fail("gelu: approximate must be 'none' or 'tanh', got %r" % (approximate,))
-    return _gelu, (x.data, out.data, x.numel, math_fn("erf", "gelu (approximate='none'; export with approximate='tanh' instead)"))
+    erf = math_fn("erf", "gelu (approximate='none'; export with approximate='tanh' instead)")
+    if WIDE and x.dtype == dtypes.FLOAT and x.numel >= 8:
+        from portable_kernels import f32_gelu_viper  # imported when first needed (load time)
+
+        return _viper_erf, (x.data, out.data, x.numel, erf, f32_gelu_viper.gelu, f32_gelu_viper.TABLE)
+    return _gelu, (x.data, out.data, x.numel, erf)
+
+
+def _viper_erf(ctx):
+    x, o, n, erf, gelu, table = ctx
+    done = gelu(x, o, n, table)
+    if done < n:
+        _erf_form(x, o, done, n, erf)
 
 
 def _gelu(ctx):
     x, o, n, erf = ctx
-    for i in range(n):
+    _erf_form(x, o, 0, n, erf)
+
+
+def _erf_form(x, o, k, n, erf):
+    for i in range(k, n):
         v = x[i]
         o[i] = 0.5 * v * (1.0 + erf(v * 0.7071067811865476))  # 1/sqrt(2); literals: no global lookups
 

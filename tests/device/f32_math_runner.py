@@ -1,5 +1,6 @@
 # Runs on unix MicroPython (tests/test_f32_math_viper.py): float32 sigmoid and
-# tanh of the values in DATA_DIR/x.bin through f32_sigmoid_viper.unary, and
+# tanh (and gelu's tanh form) of the values in DATA_DIR/x.bin through
+# f32_sigmoid_viper.unary, gelu through f32_gelu_viper.gelu, and
 # softmax of DATA_DIR/rows.bin through f32_softmax_viper.softmax, layer norm
 # rows of DATA_DIR/ln.bin through op_native_layer_norm's viper step, under
 # heap_lock, printed as hex bit patterns with the count of results that differ
@@ -14,6 +15,7 @@ from mpy_et import dtypes
 from mpy_et.tensor import Tensor
 from portable_kernels import f32_layer_norm_viper as lnv
 from portable_kernels import op_gelu, op_native_layer_norm, op_sigmoid, op_softmax, op_tanh
+from portable_kernels.f32_gelu_viper import TABLE, gelu
 from portable_kernels.f32_sigmoid_viper import unary
 from portable_kernels.f32_softmax_viper import softmax
 
@@ -31,6 +33,12 @@ for op, name, plain in ((0, "sigmoid", op_sigmoid._sigmoid), (1, "tanh", op_tanh
     want = struct.unpack("<%dI" % n, w)
     differ = sum(1 for i in range(n) if got[i] != want[i])
     print("UNARY", name, done, n, differ, binascii.hexlify(o).decode())
+micropython.heap_lock()
+done = gelu(a, o, n, TABLE)
+micropython.heap_unlock()
+op_gelu._gelu((a, w, n, op_tanh.math.erf))
+differ = sum(1 for i in range(n) if struct.unpack_from("<I", o, 4 * i) != struct.unpack_from("<I", w, 4 * i))
+print("UNARY gelu", done, n, differ, binascii.hexlify(o).decode())
 
 blob = open(DATA_DIR + "/rows.bin", "rb").read()  # noqa: F821
 n = len(blob) // 4
@@ -84,6 +92,7 @@ for name, kernel in (
     ("sigmoid", op_sigmoid.sigmoid_out),
     ("tanh", op_tanh.tanh_out),
     ("gelu_tanh", lambda x, o: op_gelu.gelu_out(x, "tanh", o)),
+    ("gelu", lambda x, o: op_gelu.gelu_out(x, "none", o)),
 ):
     x = tensor(vals)
     step, ctx = kernel(x, x)  # in place, NaN and inf mid-tensor
