@@ -76,20 +76,18 @@ def native_decorators(path):
     return found
 
 
-# the -march values with 64-bit words (a viper int holds 64 bits)
-_WIDE_ARCHES = ("x64", "rv64imc")
-
-
-def word_bits(path):
-    """A module's `WORD_BITS = 64` (or 32) line: its native code is only for
-    ports with words of that size (portable_kernels.emitters.WIDE chooses it
-    at import); None for modules without one."""
+def march_list(path):
+    """A module's `MARCH = ("x64", ...)` line: its native code is only for
+    these mpy-cross -march values (the kernels import it only on such ports,
+    e.g. portable_kernels.emitters.WIDE for 64-bit words); None for modules
+    without one."""
     with open(path) as f:
         tree = ast.parse(f.read(), path)
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and getattr(node.targets[0], "id", None) == "WORD_BITS":
-            if isinstance(node.value, ast.Constant) and node.value.value in (32, 64):
-                return node.value.value
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and getattr(node.targets[0], "id", None) == "MARCH":
+            value = ast.literal_eval(node.value)
+            if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+                return value
     return None
 
 
@@ -103,15 +101,15 @@ def compiles_for(path, march):
 
     Plain modules compile everywhere; viper/native need an emitter; inline
     assembler needs its own ISA (asm_thumb on the Arm Thumb arches only);
-    a module marked `WORD_BITS = 64` (or 32) needs words of that size. The
+    a module with a `MARCH = (...)` line only goes to those arches. The
     kernels import such a module only where portable_kernels/emitters.py says
     the port has that emitter, so leaving it out elsewhere loses nothing.
     """
     for dec in native_decorators(path):
         if march is None or march not in _ASM_ARCHES.get(dec, (march,)):
             return False
-    bits = word_bits(path)
-    if bits is not None and (bits == 64) != (march in _WIDE_ARCHES):
+    arches = march_list(path)
+    if arches is not None and march not in arches:
         return False  # e.g. the 64-bit soft-float kernels on a 32-bit board: never imported there
     return True
 

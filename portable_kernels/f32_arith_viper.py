@@ -13,8 +13,8 @@ compiles for 32-bit targets too (which never import it). Does not allocate.
 
 import micropython
 
-# native code for ports with 64-bit words only (host_tools/build_targets.word_bits)
-WORD_BITS = 64
+# native code for ports with 64-bit words only (emitters.WIDE; host_tools/build_targets.march_list)
+MARCH = ("x64", "rv64imc")
 
 ADD = 0
 SUB = 1

@@ -29,8 +29,8 @@ Does not allocate.
 
 import micropython
 
-# native code for ports with 64-bit words only (host_tools/build_targets.word_bits)
-WORD_BITS = 64
+# native code for ports with 64-bit words only (emitters.WIDE; host_tools/build_targets.march_list)
+MARCH = ("x64", "rv64imc")
 
 # ctl words: n, groups, output channels per group, input channels per group,
 # h, w, kh, kw, stride h, stride w, padding h, padding w, dilation h,

@@ -26,6 +26,9 @@ checks) keep the sum within 63 bits.
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
 import micropython
 
+# only Thumb-2 dists carry it (host_tools/build_targets.march_list)
+MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
+
 # 21 words: the 8 ctl words, bias address, the loops' state, xm, xe (see _mm)
 _CX = bytearray(84)
 

@@ -21,8 +21,8 @@ also compiles for 32-bit targets (which never import it).
 
 import micropython
 
-# native code for ports with 64-bit words only (host_tools/build_targets.word_bits)
-WORD_BITS = 64
+# native code for ports with 64-bit words only (emitters.WIDE; host_tools/build_targets.march_list)
+MARCH = ("x64", "rv64imc")
 
 # ctl words: batches, m, k, n, b batch stride (elements), bias flag, bias
 # row stride, bias column stride (elements), and 1 to decode the elements of

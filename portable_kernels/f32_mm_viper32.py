@@ -27,8 +27,8 @@ constants are computed at run time.
 import micropython
 from micropython import const
 
-# native code for ports with 32-bit words only (host_tools/build_targets.word_bits)
-WORD_BITS = 32
+# native code for 32-bit ports without Thumb-2 (those use f32_mm_thumb; host_tools/build_targets.march_list)
+MARCH = ("x86", "armv6", "armv6m", "xtensa", "xtensawin", "rv32imc")
 
 # ctl words: batches, m, k, n, b batch stride (elements), bias flag, bias
 # row stride, bias column stride (elements)

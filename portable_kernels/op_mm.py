@@ -7,24 +7,33 @@ per block rather than once per row (the same sums, bit for bit). The lists
 are shared scratch (portable_kernels/scratch.py). Allocation in the step:
 boxed floats only.
 
-On ports with 64-bit native words (emitters.WIDE) float32 products run in
-f32_mm_viper (integer soft-float, no float objects, no allocation); the
-steps above stay as its fallback for operands holding inf or NaN, and run
-everywhere else.
+Where the port has a native emitter, float32 products run in integer
+soft-float, no float objects, no allocation: f32_mm_viper with 64-bit words
+(emitters.WIDE), f32_mm_thumb on Thumb-2 boards (SMULL), f32_mm_viper32 on
+other 32-bit ports. The steps above stay as their fallback for operands
+holding inf or NaN, and run everywhere else (WebAssembly, CircuitPython).
 """
 
 from mpy_et import dtypes
 from mpy_et.port import const
 from mpy_et.tensor import addressable
 from portable_kernels import checks, scratch
-from portable_kernels.emitters import WIDE
+from portable_kernels.emitters import HAS_NATIVE, THUMB2, WIDE
 from portable_kernels.loops import accumulate, accumulate_rows, release
 
-if WIDE:
+if HAS_NATIVE:
     from array import array
-
+if WIDE:
     from portable_kernels.f32_mm_viper import ROW_WORDS
     from portable_kernels.f32_mm_viper import mm as viper_mm
+elif THUMB2:  # 32-bit words with SMULL (Cortex-M3/M4/M7): the same arguments
+    from portable_kernels.f32_mm_thumb import mm as viper_mm
+elif HAS_NATIVE:  # other 32-bit ports (armv6m, Xtensa, RISC-V): 12-bit mantissa halves, the same arguments
+    from portable_kernels.f32_mm_viper32 import mm as viper_mm
+
+# 32-bit ports decode each row of a into scratch (2 words per term): rows
+# longer than this stay on the bytecode step, so that scratch stays small
+_NARROW_ROWS = const(1024)
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 _BLOCK_ELEMENTS = const(1024)
@@ -62,10 +71,16 @@ def viper_step(a, b, out, bias, ctl, step, ctx):
     (ctl: the first 8 of f32_mm_viper.CTL_WORDS), with (step, ctx) as its fallback;
     (step, ctx) itself elsewhere."""
     k = ctl[2]
-    if not WIDE or out.dtype != dtypes.FLOAT or not 0 < k < 0x4000 or 0 in ctl[:4] or not addressable(a, b, out, bias):
+    if not HAS_NATIVE or out.dtype != dtypes.FLOAT or not 0 < k < 0x4000 or 0 in ctl[:4] or not addressable(a, b, out, bias):
         return step, ctx
-    rows = k if k <= ROW_WORDS else 1  # longer rows are decoded as read: scratch that does not grow with k
-    words = array("i", ctl + (int(k > ROW_WORDS),))
+    if WIDE:
+        as_read = k > ROW_WORDS  # longer rows are decoded as read: scratch that does not grow with k
+    elif k > _NARROW_ROWS:
+        return step, ctx
+    else:
+        as_read = False
+    rows = 1 if as_read else k
+    words = array("i", ctl + (int(as_read),))
     head = (scratch.words(rows, "mm mantissas"), scratch.words(rows, "mm exponents"), a.data, b.data, out.data)
     return _viper, head + (words if bias is None else bias.data, words, step, ctx)
 

@@ -324,16 +324,17 @@ def test_package_json_lists_every_file_for_mip(programs, tmp_path):
     assert cli.main(["mip", dist, "--base-url", "ftp://x"]) == 1
 
 
-def test_modules_marked_for_a_word_size_are_left_out_elsewhere():
-    """`WORD_BITS = 64` modules (the soft-float fp32 kernels: 64-bit viper ints)
-    go only into 64-bit dists, `WORD_BITS = 32` ones only into 32-bit dists:
+def test_modules_marked_for_some_arches_are_left_out_elsewhere():
+    """A `MARCH = (...)` module goes only into those arches' dists: the 64-bit
+    soft-float kernels (64-bit viper ints) only into x64 / rv64 dists, the
+    two-limb viper product only where there is no Thumb-2 (f32_mm_thumb):
     the kernels never import them elsewhere, and a board's RAM filesystem
     should not carry them."""
-    from host_tools.build_targets import compiles_for, word_bits
+    from host_tools.build_targets import compiles_for, march_list
 
     root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "portable_kernels")
     wide, narrow = os.path.join(root, "f32_mm_viper.py"), os.path.join(root, "f32_mm_viper32.py")
-    assert (word_bits(wide), word_bits(narrow), word_bits(os.path.join(root, "op_mm.py"))) == (64, 32, None)
+    assert march_list(wide) == ("x64", "rv64imc") and march_list(os.path.join(root, "op_mm.py")) is None
     assert compiles_for(wide, "x64") and not compiles_for(wide, "armv7m") and not compiles_for(wide, "armv6m")
     assert compiles_for(narrow, "armv6m") and compiles_for(narrow, "xtensawin") and not compiles_for(narrow, "x64")
-    assert not compiles_for(wide, None) and not compiles_for(narrow, None)
+    assert not compiles_for(narrow, "armv7m") and not compiles_for(wide, None) and not compiles_for(narrow, None)
