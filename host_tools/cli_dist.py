@@ -138,7 +138,9 @@ def cmd_freeze(args):
     from host_tools.freeze import freeze
 
     try:
-        report = freeze(args.pte, args.output, port_manifest=not args.no_port_manifest, all_kernels=args.all, progress=_progress)
+        report = freeze(
+            args.pte, args.output, port_manifest=not args.no_port_manifest, all_kernels=args.all, progress=_progress, target=args.target
+        )
     except BuildError as e:
         raise _cli_error(e) from e
     if args.json:
@@ -226,6 +228,11 @@ def add_parsers(sub):
     z.add_argument("--all", action="store_true", help="freeze every kernel (a firmware for any program)")
     z.add_argument("-o", "--output", default="frozen")
     z.add_argument("--no-port-manifest", action="store_true", help="do not include the port's own boards/manifest.py")
+    z.add_argument(
+        "--target",
+        choices=sorted(BUILD_TARGETS),
+        help="the board the firmware is for: leave out native modules its arch cannot compile (default: freeze every module)",
+    )
     z.add_argument("--json", action="store_true")
     z.set_defaults(fn=cmd_freeze)
     p = sub.add_parser("mip", help="(re)write a dist's package.json for `mpremote mip install`")

