@@ -224,3 +224,8 @@ def test_kernels_in_place_with_nan_and_inf(output):
                 assert r != r, (name, v, r)
             else:
                 assert r == _f32(w) and math.copysign(1, r) == math.copysign(1, w), (name, v, r, w)
+
+
+def test_element_steps_allocate_nothing_on_finite_values(output):
+    got = {line.split()[1]: line.split()[2] for line in output[0].splitlines() if line.startswith("LOCKED ")}
+    assert got == {name: "ok" for name in ("sigmoid", "tanh", "gelu_tanh", "gelu", "softmax")}
