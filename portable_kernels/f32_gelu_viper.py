@@ -21,6 +21,9 @@ below 2**30 so the module compiles for 32-bit targets too.
 
 import micropython
 
+# native code for ports with 64-bit words only (emitters.WIDE; host_tools/build_targets.march_list)
+MARCH = ("x64", "rv64imc")
+
 TABLE = bytes.fromhex(
     "010000000502fe69b26b5eb422cf8a2b3c0a6bea852f89094b2429fc9f34730135047fff"
     "01000000df08dc4cd8f183d34c7fbf1503db9bf61d0bad03e059acfe59c373001457dbff"

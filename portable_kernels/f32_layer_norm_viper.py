@@ -21,6 +21,9 @@ so the module compiles for 32-bit targets too.
 
 import micropython
 
+# native code for ports with 64-bit words only (emitters.WIDE; host_tools/build_targets.march_list)
+MARCH = ("x64", "rv64imc")
+
 
 @micropython.viper
 def stats(x: ptr32, i0: int, n: int, w: ptr32, b: ptr32, flags: int, res) -> int:  # noqa: F821

@@ -21,6 +21,9 @@ below 2**30 so the module compiles for 32-bit targets too.
 
 import micropython
 
+# native code for ports with 64-bit words only (emitters.WIDE; host_tools/build_targets.march_list)
+MARCH = ("x64", "rv64imc")
+
 SIGMOID = 0
 TANH = 1
 GELU_TANH = 2  # x * sigmoid(2 * sqrt(2/pi) * (x + 0.044715 * x**3)), gelu's tanh form

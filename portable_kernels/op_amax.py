@@ -1,13 +1,28 @@
 """aten::amax.out: the largest element over dims (a list; [] is every
 dim), keepdim as torch; NaN wins, as in torch. Allocation: none for bool
-and int32 inputs; boxed floats for float inputs."""
+and int32 inputs, and for float32 where the port has a native emitter
+(f32_extreme_viper: on the bits); boxed floats for other float inputs."""
 
+from mpy_et import dtypes, noalloc
+from mpy_et.tensor import addressable
+from portable_kernels.emitters import HAS_NATIVE
 from portable_kernels.reduce_extreme import extreme
+
+if HAS_NATIVE:
+    from array import array
+
+    from portable_kernels.f32_extreme_viper import extreme as viper_extreme
 
 
 def amax_out(x, dim, keepdim, out):
     ko, ro = extreme(x, dim, keepdim, out, "amax")
+    if HAS_NATIVE and x.dtype == dtypes.FLOAT and ko and addressable(x, out):  # on the bits, in viper
+        return _amax_bits, (x.data, out.data, len(ko), array("i", ko), array("i", ro), len(ro))
     return _amax, (x.data, out.data, ko, ro[1:])  # ro[0] is 0: the first element starts the walk
+
+
+def _amax_bits(ctx):
+    viper_extreme(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], 1)
 
 
 def _amax(ctx):
@@ -25,3 +40,6 @@ def _amax(ctx):
                         break
         o[k] = m
         k += 1
+
+
+noalloc.mark(_amax_bits)

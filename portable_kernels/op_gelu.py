@@ -11,6 +11,7 @@ the bytecode loop finishes (in-place safe)."""
 import math
 
 from mpy_et import dtypes
+from mpy_et.tensor import addressable
 from portable_kernels import checks
 from portable_kernels.emitters import WIDE
 from portable_kernels.floats import math_fn
@@ -19,7 +20,7 @@ from portable_kernels.floats import math_fn
 def gelu_out(x, approximate, out):
     checks.floating(x, out, "gelu")
     if approximate == "tanh":
-        if WIDE and x.dtype == dtypes.FLOAT and x.numel >= 8:
+        if WIDE and x.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):
             from portable_kernels.f32_sigmoid_viper import unary  # imported when first needed (load time)
 
             return _viper_tanh, (x.data, out.data, x.numel, math.tanh, unary)
@@ -27,7 +28,7 @@ def gelu_out(x, approximate, out):
     if approximate != "none":
         checks.fail("gelu: approximate must be 'none' or 'tanh', got %r" % (approximate,))
     erf = math_fn("erf", "gelu (approximate='none'; export with approximate='tanh' instead)")
-    if WIDE and x.dtype == dtypes.FLOAT and x.numel >= 8:
+    if WIDE and x.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):
         from portable_kernels import f32_gelu_viper  # imported when first needed (load time)
 
         return _viper_erf, (x.data, out.data, x.numel, erf, f32_gelu_viper.gelu, f32_gelu_viper.TABLE)

@@ -18,6 +18,7 @@ holding inf/NaN (or longer than 8,192) runs in bytecode.
 import math
 
 from mpy_et import dtypes
+from mpy_et.tensor import addressable
 from portable_kernels import checks, loops
 from portable_kernels.emitters import WIDE
 
@@ -62,7 +63,7 @@ def native_layer_norm_out(x, normalized_shape, weight, bias, eps, out0, out1, ou
         checks.not_supported("%s: normalizing over zero elements (input %s)" % (what, checks.shape_str(x)))
     w = weight.data if weight is not None else None
     b = bias.data if bias is not None else None
-    if WIDE and x.dtype == dtypes.FLOAT and m >= 8:
+    if WIDE and x.dtype == dtypes.FLOAT and m >= 8 and addressable(x, weight, bias, out0):
         from portable_kernels import f32_layer_norm_viper as lnv  # imported when first needed (load time)
 
         flags = (1 if w is not None else 0) | (2 if b is not None else 0)

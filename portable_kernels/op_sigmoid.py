@@ -8,6 +8,7 @@ bytecode loop below finishes the tensor (in-place safe)."""
 import math
 
 from mpy_et import dtypes
+from mpy_et.tensor import addressable
 from portable_kernels import checks
 from portable_kernels.emitters import WIDE
 
@@ -17,7 +18,7 @@ MIN_VIPER = 8
 
 def sigmoid_out(x, out):
     checks.unary(x, out, "sigmoid", floating=True)
-    if WIDE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= MIN_VIPER:
+    if WIDE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= MIN_VIPER and addressable(x, out):
         from portable_kernels.f32_sigmoid_viper import unary  # imported when first needed (load time)
 
         return _viper, (x.data, out.data, x.numel, math.exp, unary)

@@ -8,6 +8,7 @@ on the bit patterns (within 1 ulp, no float objects); from a row it refuses
 import math
 
 from mpy_et import dtypes
+from mpy_et.tensor import addressable
 from portable_kernels import checks, loops
 from portable_kernels.emitters import WIDE
 
@@ -17,7 +18,7 @@ _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 def softmax_out(x, dim, half_to_float, out):
     geom = check_softmax(x, dim, half_to_float, out, "_softmax")
     outer, span, inner = geom
-    if WIDE and x.dtype == dtypes.FLOAT and span >= 8 * inner:
+    if WIDE and x.dtype == dtypes.FLOAT and span >= 8 * inner and addressable(x, out):
         from portable_kernels.f32_softmax_viper import softmax  # imported when first needed (load time)
 
         return _viper, (x.data, out.data, outer, span, inner, math.exp, softmax)

@@ -7,6 +7,7 @@ bytecode loop below finishes the tensor (in-place safe)."""
 import math
 
 from mpy_et import dtypes
+from mpy_et.tensor import addressable
 from portable_kernels import checks
 from portable_kernels.emitters import WIDE
 from portable_kernels.op_sigmoid import MIN_VIPER
@@ -14,7 +15,7 @@ from portable_kernels.op_sigmoid import MIN_VIPER
 
 def tanh_out(x, out):
     checks.unary(x, out, "tanh", floating=True)
-    if WIDE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= MIN_VIPER:
+    if WIDE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= MIN_VIPER and addressable(x, out):
         from portable_kernels.f32_sigmoid_viper import unary  # imported when first needed (load time)
 
         return _viper, (x.data, out.data, x.numel, math.tanh, unary)
