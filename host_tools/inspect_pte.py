@@ -185,6 +185,7 @@ def _mpy_size(obj, seen, skip):
 # control array and a longer context per call, and shared scratch words.
 _FAST_MM = ("aten::mm.out", "aten::addmm.out", "aten::bmm.out")
 _FAST_CONV = "aten::convolution.out"
+_FAST_EXTREME = ("aten::amax.out", "aten::amin.out")
 
 
 def _recording_registry(calls):
@@ -233,6 +234,14 @@ def _fast_path_extra(calls):
                 rows = k if k <= 256 else 1  # f32_mm_viper.ROW_WORDS: longer rows are decoded as read
                 role("mm mantissas", rows)
                 role("mm exponents", rows)
+        elif op in _FAST_EXTREME:  # arrays of offsets instead of the bytecode step's lists
+            from portable_kernels.reduce_extreme import extreme
+
+            x = args[0]
+            ko, ro = extreme(x, args[1], args[2], out, "amax")
+            if ko:
+                fast = _blocks(_WORD * 8) + 2 * _blocks(_WORD * 4) + _blocks(4 * len(ko)) + _blocks(4 * len(ro))
+                extra += fast - _blocks(_WORD * 6) - _mpy_size(ko, set(), set()) - _mpy_size(ro[1:], set(), set())
         elif op == _FAST_CONV and not args[6]:
             weight, groups = args[1], args[8]
             k = 1
