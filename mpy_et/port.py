@@ -20,6 +20,21 @@ try:  # MicroPython and CircuitPython; nested locks count (heap_lock returns the
 except ImportError:  # CPython
     heap_lock = heap_unlock = None
 
+if IS_MICROPYTHON:
+    import gc as _gc
+
+    def collect_garbage():
+        """A full collection, unless the program turned automatic collection
+        off (gc.disable(): e.g. where collecting is unsafe, as on WebAssembly)."""
+        if _gc.isenabled():
+            _gc.collect()
+
+else:
+
+    def collect_garbage():  # CPython frees by reference counting
+        pass
+
+
 try:
     import uctypes
 except ImportError:  # CPython, CircuitPython

@@ -201,19 +201,28 @@ def _example(name):
     return os.path.join(os.path.dirname(os.path.dirname(__file__)), "host_tools", "examples", name + ".py")
 
 
+# The file data goes where the board's ROMFS partition would be (no image is
+# loaded, so nothing is mounted there): off the heap, as a flash file system's.
+_MOUNT_RAM_FS = """
+import os, uctypes, vfs
+vfs.mount(RamFS(uctypes.bytearray_at(%#x, 512 * 1024)), '/ram')
+os.chdir('/ram')
+"""
+
+
 def test_flash_and_run_on_the_emulated_cortex_m3_over_its_uart(examples, tmp_path):
     """The same commands against MicroPython on the Cortex-M3 (QEMU), through
     its serial REPL; the board has no writable file system, so a RAM one
     (tests/device/ram_vfs.py) is mounted at /ram first."""
     require("cortex-m3")
-    from host_tools.board import Board
+    from host_tools.board import ROMFS_ADDRESS, Board
 
     pte = tmp_path / "mlp.pte"
     pte.write_bytes(examples["mlp"][3])
     dist = str(tmp_path / "dist")
     build([str(pte)], "cortex-m3", dist, measure=False)
     with open(os.path.join(os.path.dirname(__file__), "device", "ram_vfs.py")) as f:
-        ram_fs = f.read() + "\nimport os, vfs\nvfs.mount(RamFS(), '/ram')\nos.chdir('/ram')\n"
+        ram_fs = f.read() + _MOUNT_RAM_FS % ROMFS_ADDRESS
     with Board("cortex-m3") as board:
         board.exec(ram_fs, timeout=20)
         report = flash(dist, transport=board.transport)
