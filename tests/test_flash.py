@@ -137,7 +137,7 @@ def test_run_on_the_port_returns_outputs_and_timings(examples, dists, board, tmp
     torch.testing.assert_close(res.outputs[0], expected[0], atol=1e-5, rtol=1e-5)
     assert res.stats["execute_us"] > 0 and res.stats["arena_bytes"] > 0 and res.stats["heap_free_after_load"] > 0, res.stats
     # The dist's copy of the program is used in place: only inputs and job.json were sent.
-    assert sorted(os.listdir(os.path.join(board.cwd, ".mpy_et_run"))) == ["input0.bin", "input1.bin", "job.json"]
+    assert sorted(os.listdir(os.path.join(board.cwd, ".mpy_et_run"))) == ["input0.bin", "input1.bin", "job.json", "mpy_et_job.mpy"]
     model = tmp_path / "cnn_model.py"
     model.write_text("import runpy\nns = runpy.run_path(%r)\nmodel, example_inputs = ns['model'], ns['example_inputs']\n" % _example("cnn"))
     assert cli.main(["run", os.path.join(dists["both"], "cnn.pte"), "--port", board.port, "--model", str(model)]) == 0
