@@ -15,7 +15,7 @@ from timing import median_us
 
 import mpy_et
 from host_tools import export, run
-from host_tools.macs import count_macs
+from host_tools.analysis.macs import count_macs
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "host_tools", "examples", "cnn.py")
 

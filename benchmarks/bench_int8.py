@@ -31,8 +31,8 @@ import torch
 from timing import median_us
 
 from host_tools import export, run
-from host_tools.macs import count_macs
-from host_tools.quantize import quantize_pt2e_int8
+from host_tools.analysis.macs import count_macs
+from host_tools.quantize.pt2e import quantize_pt2e_int8
 from host_tools.zoo import MODELS, build
 
 CLASSIFIERS = ("ds_cnn", "mobilenet_v1_025", "resnet8", "lenet5", "mlp", "imu_cnn1d")

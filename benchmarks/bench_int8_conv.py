@@ -17,7 +17,7 @@ import torch
 from timing import median_us
 
 from host_tools import export, run
-from host_tools.macs import count_macs
+from host_tools.analysis.macs import count_macs
 from host_tools.zoo import MODELS, build
 
 CONV_HEAVY = ("ds_cnn", "mobilenet_v1_025", "resnet8", "lenet5", "mobilenet_v2_block", "conv_autoencoder")

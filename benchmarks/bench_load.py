@@ -18,10 +18,10 @@ import time
 import torch
 
 from host_tools import export
-from host_tools.build import build
+from host_tools.deploy.build import build
 from host_tools.examples.chain import Chain
-from host_tools.run import run_dist_unix
 from host_tools.targets import TargetError
+from host_tools.targets.run import run_dist_unix
 
 
 def main(sizes):

@@ -22,8 +22,8 @@ import torch
 from timing import median_us
 
 from host_tools import export, run
-from host_tools.lower import UnsupportedOps
-from host_tools.macs import count_macs
+from host_tools.analysis.macs import count_macs
+from host_tools.lowering.lower import UnsupportedOps
 from host_tools.zoo import MODELS, build
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -10,13 +10,18 @@ import sys
 import types
 
 __all__ = ["RunResult", "export", "inspect", "run"]
-_LAZY = {"export": "host_tools.export", "run": "host_tools.run", "RunResult": "host_tools.run", "inspect": "host_tools.inspect_pte"}
+_LAZY = {
+    "export": "host_tools.export",
+    "run": "host_tools.targets.run",
+    "RunResult": "host_tools.targets.run",
+    "inspect": "host_tools.analysis.inspect_pte",
+}
 
 
 class _Package(types.ModuleType):
-    """Keeps `host_tools.run` the function when the submodule host_tools.run is
-    imported (`from host_tools.run import ...` would otherwise rebind the name
-    to the module, and `from host_tools import run` would then get a module)."""
+    """Keeps `host_tools.export` the function when the submodule host_tools.export is
+    imported (`from host_tools.export import ...` would otherwise rebind the name
+    to the module, and `from host_tools import export` would then get a module)."""
 
     def __setattr__(self, name, value):
         if name in _LAZY and isinstance(value, types.ModuleType):

@@ -1,5 +1,5 @@
 """The `mpy-et` command: export, run, inspect, demo; build, flash, freeze, mip
-(host_tools/cli_dist.py).
+(host_tools/deploy/commands.py).
 
 Errors reach the user as one line on stderr and a non-zero exit status;
 `--debug` shows the traceback instead.
@@ -60,7 +60,7 @@ def cmd_export(args):
     import torch
 
     from host_tools import export
-    from host_tools.inspect_pte import summary
+    from host_tools.analysis.inspect_pte import summary
 
     if (args.model is None) == (args.zoo is None):
         raise CliError("export takes a model file or --zoo NAME (one of them)")
@@ -76,7 +76,7 @@ def cmd_export(args):
         model, inputs = load_model_file(args.model)
     quant = {}
     if getattr(args, "quantize", None):
-        from host_tools.quantize import cli_options
+        from host_tools.quantize.pt2e import cli_options
 
         quant = cli_options(args.quantize, args.calibration, inputs, CliError)
     data = _export(export, model, inputs, args.output, args.model, **quant)
@@ -91,14 +91,14 @@ def cmd_export(args):
     torch.save(saved, reference_path(args.output))
     print("wrote %s (%d bytes)" % (args.output, len(data)))
     if quant:
-        from host_tools.quantize import report_lines
+        from host_tools.quantize.pt2e import report_lines
 
         print("\n".join(report_lines(quant["report"])))
     print(summary(data))
 
 
 def _export(export, model, inputs, path, source, **kw):
-    from host_tools.lower import UnsupportedOps
+    from host_tools.lowering.lower import UnsupportedOps
 
     try:
         return export(model, inputs, path, **kw)
@@ -174,7 +174,7 @@ def cmd_run(args):
     ref = reference_path(args.pte)
     fp32 = None
     if args.inputs:  # given inputs: compare only with --model, else just report
-        from host_tools.cli_dist import load_inputs
+        from host_tools.deploy.commands import load_inputs
 
         inputs, expected = load_inputs(args.inputs), None
         if args.model:
@@ -199,13 +199,13 @@ def cmd_run(args):
     else:
         raise CliError("no inputs: pass --model MODEL.py, or export with `mpy-et export` (it writes %s)" % ref)
     if args.port:  # a board holding a flashed dist (mpy-et flash)
-        from host_tools.cli_dist import run_on_port
+        from host_tools.deploy.commands import run_on_port
 
         res = run_on_port(args, inputs)
     else:
         res = _run(run, args.pte, inputs, args.target, repeat=args.repeat)
     if expected is None:
-        from host_tools.cli_dist import print_outputs
+        from host_tools.deploy.commands import print_outputs
 
         print_outputs(res)
         _report(res, [])  # the timing and memory lines
@@ -220,7 +220,7 @@ def cmd_run(args):
 
 
 def cmd_zoo(args):
-    from host_tools.macs import count_macs
+    from host_tools.analysis.macs import count_macs
     from host_tools.zoo import MODELS, build
 
     print("%-20s %10s %12s  %s" % ("name", "params", "MACs", "description"))
@@ -234,7 +234,7 @@ def cmd_zoo(args):
 def cmd_inspect(args):
     import json
 
-    from host_tools.inspect_pte import inspect, plot, report
+    from host_tools.analysis.inspect_pte import inspect, plot, report
 
     _check_program(args.pte, args.method)
     with open(args.pte, "rb") as f:
@@ -287,7 +287,7 @@ def _demo_int8(model, inputs, tmp, args):
     import torch
 
     from host_tools import export, run
-    from host_tools.quantize import report_lines
+    from host_tools.quantize.pt2e import report_lines
 
     torch.manual_seed(0)
     calibration = [tuple(torch.randn_like(t) for t in inputs) for _ in range(16)]
@@ -329,7 +329,7 @@ def _parser():
     e.add_argument("model", nargs="?", help="Python file defining `model` and `example_inputs`")
     e.add_argument("--zoo", metavar="NAME", help="export a model of the zoo instead (see `mpy-et zoo`)")
     e.add_argument("-o", "--output", default="model.pte")
-    e.add_argument("--quantize", choices=["int8"], help="post-training quantization (int8: host_tools/quantize.py)")
+    e.add_argument("--quantize", choices=["int8"], help="post-training quantization (int8: host_tools/quantize/pt2e.py)")
     e.add_argument("--calibration", help="with --quantize: a torch.save'd list of input tuples (or tensors) for calibration")
     e.set_defaults(fn=cmd_export)
     r = sub.add_parser("run", help="run a .pte on a target and compare with PyTorch")
@@ -357,7 +357,7 @@ def _parser():
     d.add_argument("--atol", type=float, default=1e-5)
     d.add_argument("--no-int8", action="store_true", help="skip the int8 export and run")
     d.set_defaults(fn=cmd_demo)
-    from host_tools.cli_dist import add_parsers
+    from host_tools.deploy.commands import add_parsers
 
     add_parsers(sub)  # build, flash, freeze, mip
     return p

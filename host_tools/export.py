@@ -2,11 +2,11 @@
 
 import torch
 
-from host_tools import memory_plan
-from host_tools.fold_batch_norm import fold_batch_norm as fold_bn
-from host_tools.lower import UnsupportedOps, lower
-from host_tools.pool_pass import max_pool_without_indices
-from host_tools.serialize import serialize
+from host_tools.lowering.fold_batch_norm import fold_batch_norm as fold_bn
+from host_tools.lowering.lower import UnsupportedOps, lower
+from host_tools.lowering.pool_pass import max_pool_without_indices
+from host_tools.lowering.serialize import serialize
+from host_tools.planning import memory_plan
 
 
 def supported_ops():
@@ -57,9 +57,9 @@ def export(
             each), e.g. {"inputs": 2, "largest:2": 2, "conv2d_1": 2}; see
             memory_plan.plan.
         fold_batch_norm: fold inference batch norms into the convolution or
-            linear layer before them (host_tools.fold_batch_norm); False
+            linear layer before them (host_tools.lowering.fold_batch_norm); False
             keeps them as _native_batch_norm_legit_no_training kernel calls.
-        quantize: "int8": post-training quantization (host_tools/quantize.py:
+        quantize: "int8": post-training quantization (host_tools/quantize/pt2e.py:
             PT2E with our Quantizer, fused into mpy_et_quant operators); the
             model may also be a GraphModule the user converted with PT2E.
         calibration: with quantize, a list of input tuples for the observers.
@@ -68,7 +68,7 @@ def export(
     Returns:
         The .pte file contents (bytes).
     Raises:
-        host_tools.lower.UnsupportedOps: listing every unsupported operator
+        host_tools.lowering.lower.UnsupportedOps: listing every unsupported operator
             with its module and source line; or naming the instruction, and
             the module and line it comes from, whose kernel rejects its
             arguments (e.g. a dtype it cannot do).
@@ -76,7 +76,7 @@ def export(
     supported = supported_ops()
     lower_fn = lower
     if quantize is not None:
-        from host_tools.quantize import capture_quantized
+        from host_tools.quantize.pt2e import capture_quantized
 
         ep, lower_fn = capture_quantized(model, example_inputs, quantize, calibration, report)
     else:

@@ -1,7 +1,7 @@
 """aten::abs.out. Integers wrap as in torch (abs(INT32_MIN) is INT32_MIN);
 the int32 step allocates nothing."""
 
-from portable_kernels import checks, loops
+from portable_kernels.util import checks, loops
 
 
 def abs_out(x, out):

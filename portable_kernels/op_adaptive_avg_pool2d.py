@@ -4,8 +4,8 @@ Float only; the step is avg_pool2d's (precomputed window bounds and
 divisors). Allocation in the step: boxed floats only."""
 
 from mpy_et import dtypes
-from portable_kernels import checks, loops
 from portable_kernels.op_avg_pool2d import _avg_pool
+from portable_kernels.util import checks, loops
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 

@@ -6,9 +6,9 @@ max_pool2d_with_indices's. Allocation in the step: boxed floats only."""
 import math
 
 from mpy_et import dtypes
-from portable_kernels import checks, loops
 from portable_kernels.op_adaptive_avg_pool2d import _windows
 from portable_kernels.op_max_pool2d_with_indices import _max_pool
+from portable_kernels.util import checks, loops
 
 
 def adaptive_max_pool2d_out(x, output_size, out, indices):

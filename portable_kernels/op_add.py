@@ -7,7 +7,7 @@ while values stay within MicroPython's small-int range (+-2**30 on 32-bit
 ports).
 """
 
-from portable_kernels import checks, f32_arith, loops
+from portable_kernels.util import checks, f32_arith, loops
 
 
 def add_out(a, b, alpha, out):

@@ -4,9 +4,9 @@
 beta == 0 ignores self entirely (NaN included), as torch does.
 """
 
-from portable_kernels import checks, loops, scratch
-from portable_kernels.loops import accumulate, accumulate_rows, release
 from portable_kernels.op_mm import _FLOATS, check_mm, row_block, viper_step
+from portable_kernels.util import checks, loops, scratch
+from portable_kernels.util.loops import accumulate, accumulate_rows, release
 
 
 def addmm_out(bias, a, b, beta, alpha, out):

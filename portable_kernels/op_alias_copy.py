@@ -1,7 +1,7 @@
 """aten::alias_copy.out: a copy of x. Any dtype; the step is one byte-range
 copy and does not allocate."""
 
-from portable_kernels import checks, loops
+from portable_kernels.util import checks, loops
 
 
 def alias_copy_out(x, out):

@@ -5,13 +5,13 @@ and int32 inputs, and for float32 where the port has a native emitter
 
 from mpy_et import dtypes, noalloc
 from mpy_et.tensor import addressable
-from portable_kernels.emitters import HAS_NATIVE
-from portable_kernels.reduce_extreme import extreme
+from portable_kernels.util.emitters import HAS_NATIVE
+from portable_kernels.util.reduce_extreme import extreme
 
 if HAS_NATIVE:
     from array import array
 
-    from portable_kernels.f32_extreme_viper import extreme as viper_extreme
+    from portable_kernels.native.f32_extreme_viper import extreme as viper_extreme
 
 
 def amax_out(x, dim, keepdim, out):

@@ -4,8 +4,8 @@ a bool out; what x.all() and attention masks export to. Any input dtype.
 Allocation: none for bool and int32 inputs."""
 
 from mpy_et import dtypes
-from portable_kernels import checks
 from portable_kernels.op_sum import reduction
+from portable_kernels.util import checks
 
 
 def any_out(x, dim, keepdim, out):

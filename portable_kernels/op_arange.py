@@ -6,8 +6,8 @@ Float steps box floats; integer steps do not allocate."""
 import math
 
 from mpy_et import dtypes
-from portable_kernels import checks
-from portable_kernels.fill import units
+from portable_kernels.util import checks
+from portable_kernels.util.fill import units
 
 _OUTS = (dtypes.FLOAT, dtypes.DOUBLE, dtypes.INT, dtypes.SHORT, dtypes.CHAR, dtypes.BYTE, dtypes.LONG)
 

@@ -3,7 +3,7 @@ over the flattened tensor), into an int64 out; the first one on ties, the
 first NaN if any, as torch. Allocation: none for bool and int32 inputs
 (small int64 stores); boxed floats for float inputs."""
 
-from portable_kernels.reduce_extreme import arg
+from portable_kernels.util.reduce_extreme import arg
 
 
 def argmin_out(x, dim, keepdim, out):

@@ -2,7 +2,7 @@
 (count_include_pad, divisor_override, ceil_mode). Float only. Allocation in
 the step: boxed floats only."""
 
-from portable_kernels import checks, window
+from portable_kernels.util import checks, window
 
 
 def avg_pool2d_out(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):

@@ -2,7 +2,7 @@
 one. Allocation: none for bool and int32 inputs."""
 
 from mpy_et import dtypes
-from portable_kernels import checks, compare
+from portable_kernels.util import checks, compare
 
 
 def bitwise_not_out(x, out):

@@ -2,7 +2,7 @@
 on bool and integer tensors, with broadcasting (bool | bool is the logical
 op). Allocation: none for bool and int32 inputs."""
 
-from portable_kernels import checks, compare
+from portable_kernels.util import checks, compare
 
 
 def bitwise_or_tensor_out(a, b, out):

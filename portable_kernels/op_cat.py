@@ -8,7 +8,7 @@ the last dim of a tall tensor) are copied element by element.
 
 from mpy_et.errors import INVALID_TYPE
 from mpy_et.port import const
-from portable_kernels import checks, loops
+from portable_kernels.util import checks, loops
 
 _MAX_SLICES = const(64)
 

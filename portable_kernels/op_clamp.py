@@ -11,13 +11,13 @@ import struct
 
 from mpy_et import dtypes, noalloc
 from mpy_et.tensor import addressable
-from portable_kernels import checks, loops
-from portable_kernels.emitters import HAS_NATIVE
+from portable_kernels.util import checks, loops
+from portable_kernels.util.emitters import HAS_NATIVE
 
 if HAS_NATIVE:
     from array import array
 
-    from portable_kernels.f32_clamp_viper import clamp as viper_clamp
+    from portable_kernels.native.f32_clamp_viper import clamp as viper_clamp
 
 
 def clamp_out(x, lo, hi, out):

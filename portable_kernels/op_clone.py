@@ -1,7 +1,7 @@
 """aten::clone.out: a copy of x (contiguous). Any dtype; the step is one
 byte-range copy and does not allocate."""
 
-from portable_kernels import checks, loops
+from portable_kernels.util import checks, loops
 
 # torch's MemoryFormat enum: 0 contiguous, 1 preserve (same for contiguous tensors)
 _FORMATS = (None, 0, 1)

@@ -2,8 +2,8 @@
 of x. Only the contiguous dim order. Any dtype; one byte-range copy that
 does not allocate."""
 
-from portable_kernels import checks, loops
 from portable_kernels.op_to_dim_order_copy import contiguous_order
+from portable_kernels.util import checks, loops
 
 
 def clone_dim_order_out(x, non_blocking, dim_order, out):

@@ -5,7 +5,7 @@ The step fills out with the value, then copies the kept block of x into
 its place (strided.block_copy: rows of raw units). Does not allocate.
 """
 
-from portable_kernels import checks, fill, loops, strided
+from portable_kernels.util import checks, fill, loops, strided
 
 
 def constant_pad_nd_out(x, pad, value, out):

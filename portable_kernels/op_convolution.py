@@ -1,6 +1,6 @@
 """aten::convolution.out: 2-D (NCHW) and 1-D (NCL) convolution with stride,
 padding, dilation and groups (depthwise included), and transposed
-convolution (conv_transposed.py). Float only.
+convolution (util/conv_transposed.py). Float only.
 
 How the step is fast in plain bytecode:
 - each input plane is copied into a preallocated list with the padding
@@ -17,12 +17,12 @@ How the step is fast in plain bytecode:
 - 3x3 kernels (the common case, any stride and dilation) sum all nine taps in
   one expression per output pixel (with stride and dilation 1 along rows the
   window slides: three list reads per pixel, not nine); kernels 2 to 5 taps wide sum each kernel
-  row in one expression (conv_rows.py); wider ones walk the output plane
+  row in one expression (util/conv_rows.py); wider ones walk the output plane
   once per tap, weight hoisted;
 - where the port has the native emitter these steps run as
-  @micropython.native copies (conv_native.py, generated from this code);
+  @micropython.native copies (util/conv_native.py, generated from this code);
 - a 1x1 kernel with stride 1 and no padding is a matrix product per group
-  over tiles of the input (conv_pointwise.py); other 1x1 kernels without
+  over tiles of the input (util/conv_pointwise.py); other 1x1 kernels without
   padding read the input directly (no plane copy).
 Allocation in the step: boxed floats only (reads of float32 elements and
 arithmetic results). The lists live as long as the loaded method.
@@ -37,17 +37,17 @@ fallback for an inf or NaN, and run everywhere else.
 from mpy_et import dtypes
 from mpy_et.port import const
 from mpy_et.tensor import addressable
-from portable_kernels import checks, conv_pointwise, conv_transposed, scratch
-from portable_kernels.conv_rows import conv_rows, fill_plane
-from portable_kernels.emitters import HAS_NATIVE, WIDE
-from portable_kernels.loops import release
+from portable_kernels.util import checks, conv_pointwise, conv_transposed, scratch
+from portable_kernels.util.conv_rows import conv_rows, fill_plane
+from portable_kernels.util.emitters import HAS_NATIVE, WIDE
+from portable_kernels.util.loops import release
 
 if WIDE:
     from array import array
 
-    from portable_kernels.f32_conv_dw_viper import conv_dw as viper_conv_dw
-    from portable_kernels.f32_conv_viper import chunk_channels
-    from portable_kernels.f32_conv_viper import conv as viper_conv
+    from portable_kernels.native.f32_conv_dw_viper import conv_dw as viper_conv_dw
+    from portable_kernels.native.f32_conv_viper import chunk_channels
+    from portable_kernels.native.f32_conv_viper import conv as viper_conv
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 _ACC_ELEMENTS = const(2048)
@@ -322,5 +322,5 @@ def _conv(ctx):
         release(pl)
 
 
-if HAS_NATIVE:  # the same functions compiled by the native emitter (host_tools/native_variants.py)
-    from portable_kernels.conv_native import _conv, _conv3x3, conv_rows  # noqa: E402, F811
+if HAS_NATIVE:  # the same functions compiled by the native emitter (host_tools/codegen/native_variants.py)
+    from portable_kernels.util.conv_native import _conv, _conv3x3, conv_rows  # noqa: E402, F811

@@ -1,8 +1,8 @@
 """aten::copy.out: out = self's shape and dtype filled from src, src
 broadcast to self's shape and converted to self's dtype (torch's casts,
-convert.py). self's values are not read."""
+util/convert.py). self's values are not read."""
 
-from portable_kernels import checks, convert, loops
+from portable_kernels.util import checks, convert, loops
 
 
 def copy_out(x, src, non_blocking, out):

@@ -14,7 +14,7 @@ Integer results wrap as in torch (INT32_MIN // -1).
 import math
 
 from mpy_et import dtypes
-from portable_kernels import checks, loops
+from portable_kernels.util import checks, loops
 
 _INF = math.inf
 _NAN = math.nan

@@ -2,8 +2,8 @@
 * x) - 1) (expm1: exact near 0). Also what selu and celu export to. Float
 only; allocation: boxed floats only."""
 
-from portable_kernels import checks
-from portable_kernels.floats import EXP_MAX, INF, math_fn
+from portable_kernels.util import checks
+from portable_kernels.util.floats import EXP_MAX, INF, math_fn
 
 
 def elu_out(x, alpha, scale, input_scale, out):

@@ -1,9 +1,9 @@
 """aten::embedding.out: out[..., :] = weight[indices[...], :]. Any weight
-dtype (rows move as raw units, strided.py); indices int32 or int64.
+dtype (rows move as raw units, util/strided.py); indices int32 or int64.
 padding_idx, scale_grad_by_freq and sparse only matter for training. The
 step does not allocate; an index outside [0, num_embeddings) fails."""
 
-from portable_kernels import checks, indices, strided
+from portable_kernels.util import checks, indices, strided
 
 
 def embedding_out(weight, idx, padding_idx, scale_grad_by_freq, sparse, out):

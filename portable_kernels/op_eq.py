@@ -2,7 +2,7 @@
 tensor, with broadcasting (NaN compares as in torch). Allocation: none for
 bool and int32 inputs; boxed floats for float inputs."""
 
-from portable_kernels import compare
+from portable_kernels.util import compare
 
 
 def eq_tensor_out(a, b, out):

@@ -1,7 +1,7 @@
 """aten::erf.out (math.erf). Float result; allocation: boxed floats only."""
 
-from portable_kernels import checks
-from portable_kernels.floats import math_fn
+from portable_kernels.util import checks
+from portable_kernels.util.floats import math_fn
 
 
 def erf_out(x, out):

@@ -4,8 +4,8 @@ allocation: boxed floats only."""
 
 import math
 
-from portable_kernels import checks
-from portable_kernels.floats import EXP_MAX, INF
+from portable_kernels.util import checks
+from portable_kernels.util.floats import EXP_MAX, INF
 
 
 def exp_out(x, out):

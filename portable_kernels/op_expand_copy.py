@@ -1,7 +1,7 @@
 """aten::expand_copy.out: x broadcast to `size` (-1 keeps a dim; new dims
 lead). Any dtype; the step copies raw units and does not allocate."""
 
-from portable_kernels import checks, strided
+from portable_kernels.util import checks, strided
 
 
 def expand_copy_out(x, size, implicit, out):

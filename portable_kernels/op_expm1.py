@@ -1,8 +1,8 @@
 """aten::expm1.out: exp(x) - 1, exact near 0; inf past the largest
 finite result. Float result; allocation: boxed floats only."""
 
-from portable_kernels import checks
-from portable_kernels.floats import EXP_MAX, INF, math_fn
+from portable_kernels.util import checks
+from portable_kernels.util.floats import EXP_MAX, INF, math_fn
 
 
 def expm1_out(x, out):

@@ -1,8 +1,8 @@
 """aten::flip.out: x with the order of elements along `dims` reversed. Any
-dtype; a strided gather with negative strides (strided.py) that does not
+dtype; a strided gather with negative strides (util/strided.py) that does not
 allocate."""
 
-from portable_kernels import checks, strided
+from portable_kernels.util import checks, strided
 
 
 def flip_out(x, dims, out):

@@ -5,7 +5,7 @@ element); none for int32."""
 import math
 
 from mpy_et import dtypes
-from portable_kernels import checks
+from portable_kernels.util import checks
 
 
 def floor_out(x, out):

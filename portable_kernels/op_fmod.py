@@ -7,8 +7,8 @@ scalar). Allocation: none for int32; boxed floats for floats."""
 import math
 
 from mpy_et import dtypes
-from portable_kernels import checks, loops
-from portable_kernels.floats import NAN
+from portable_kernels.util import checks, loops
+from portable_kernels.util.floats import NAN
 
 
 def fmod_tensor_out(a, b, out):

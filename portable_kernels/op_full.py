@@ -1,7 +1,7 @@
 """aten::full.out: out (of `size`) filled with fill_value cast to out's
 dtype. Any dtype; the step does not allocate."""
 
-from portable_kernels import checks, fill
+from portable_kernels.util import checks, fill
 
 
 def full_out(size, fill_value, out):

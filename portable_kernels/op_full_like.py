@@ -1,7 +1,7 @@
 """aten::full_like.out: out (self's shape, out's dtype) filled with
 fill_value. Contiguous memory format only; the step does not allocate."""
 
-from portable_kernels import checks, fill
+from portable_kernels.util import checks, fill
 
 _FORMATS = (None, 0, 1)  # torch's MemoryFormat: contiguous, preserve
 

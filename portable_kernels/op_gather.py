@@ -1,9 +1,9 @@
 """aten::gather.out: out[i][j][k] = x[i][index[i][j][k]][k] (for dim 1),
-out of index's shape. Any dtype (raw units, strided.py); int32/int64
+out of index's shape. Any dtype (raw units, util/strided.py); int32/int64
 index. The step walks index's rows (loops.run_rows) and does not allocate;
 an index outside [0, size) fails."""
 
-from portable_kernels import checks, indices, loops, strided
+from portable_kernels.util import checks, indices, loops, strided
 
 
 def gather_out(x, dim, index, sparse_grad, out):

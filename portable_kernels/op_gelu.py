@@ -12,16 +12,16 @@ import math
 
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
-from portable_kernels import checks
-from portable_kernels.emitters import WIDE
-from portable_kernels.floats import math_fn
+from portable_kernels.util import checks
+from portable_kernels.util.emitters import WIDE
+from portable_kernels.util.floats import math_fn
 
 
 def gelu_out(x, approximate, out):
     checks.floating(x, out, "gelu")
     if approximate == "tanh":
         if WIDE and x.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):
-            from portable_kernels.f32_sigmoid_viper import unary  # imported when first needed (load time)
+            from portable_kernels.native.f32_sigmoid_viper import unary  # imported when first needed (load time)
 
             return _viper_tanh, (x.data, out.data, x.numel, math.tanh, unary)
         return _gelu_tanh, (x.data, out.data, x.numel, math.tanh)
@@ -29,7 +29,7 @@ def gelu_out(x, approximate, out):
         checks.fail("gelu: approximate must be 'none' or 'tanh', got %r" % (approximate,))
     erf = math_fn("erf", "gelu (approximate='none'; export with approximate='tanh' instead)")
     if WIDE and x.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):
-        from portable_kernels import f32_gelu_viper  # imported when first needed (load time)
+        from portable_kernels.native import f32_gelu_viper  # imported when first needed (load time)
 
         return _viper_erf, (x.data, out.data, x.numel, erf, f32_gelu_viper.gelu, f32_gelu_viper.TABLE)
     return _gelu, (x.data, out.data, x.numel, erf)

@@ -1,7 +1,7 @@
 """aten::hardsigmoid.out: clamp(x + 3, 0, 6) / 6 (NaN stays NaN). Float only;
 allocation: boxed floats only."""
 
-from portable_kernels import checks
+from portable_kernels.util import checks
 
 
 def hardsigmoid_out(x, out):

@@ -1,7 +1,7 @@
 """aten::hardswish.out: x * clamp(x + 3, 0, 6) / 6 (NaN stays NaN; -inf gives
 NaN, as torch). Float only; allocation: boxed floats only."""
 
-from portable_kernels import checks
+from portable_kernels.util import checks
 
 
 def hardswish_out(x, out):

@@ -1,7 +1,7 @@
 """aten::hardtanh.out: clamp to [min_val, max_val] (clamp's loops)."""
 
-from portable_kernels import checks
 from portable_kernels.op_clamp import clamp_steps
+from portable_kernels.util import checks
 
 
 def hardtanh_out(x, min_val, max_val, out):

@@ -5,12 +5,12 @@ they index (torch's rule for adjacent indices). Negative indices count from
 the end. Bool masks (data-dependent shapes) and non-adjacent index tensors
 are not supported: a clear load error.
 
-Any dtype (raw units, strided.py); int32/int64 indices. The step does not
+Any dtype (raw units, util/strided.py); int32/int64 indices. The step does not
 allocate; an out-of-range index fails.
 """
 
 from mpy_et import dtypes
-from portable_kernels import checks, indices, loops, strided
+from portable_kernels.util import checks, indices, loops, strided
 
 
 def index_tensor_out(x, idx, out):

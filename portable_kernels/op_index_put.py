@@ -12,8 +12,8 @@ then walks the indexed positions; it allocates only boxed floats, and an
 out-of-range index fails.
 """
 
-from portable_kernels import checks, indices, loops
 from portable_kernels.op_index import _offsets, index_plan
+from portable_kernels.util import checks, indices, loops
 
 
 def index_put_out(x, idx, values, accumulate, out):

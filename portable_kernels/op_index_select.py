@@ -1,8 +1,8 @@
 """aten::index_select.out: x's slices along dim picked by a 1-D (or 0-dim)
-index tensor. Any dtype (raw units, strided.py); int32/int64 indices. The
+index tensor. Any dtype (raw units, util/strided.py); int32/int64 indices. The
 step does not allocate; an index outside [0, size) fails."""
 
-from portable_kernels import checks, indices, loops, strided
+from portable_kernels.util import checks, indices, loops, strided
 
 
 def index_select_out(x, dim, index, out):

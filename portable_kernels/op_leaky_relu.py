@@ -1,7 +1,7 @@
 """aten::leaky_relu.out: x if x > 0 else negative_slope * x (NaN stays NaN).
 Float only; allocation: boxed floats only."""
 
-from portable_kernels import checks
+from portable_kernels.util import checks
 
 
 def leaky_relu_out(x, negative_slope, out):

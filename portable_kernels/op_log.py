@@ -3,8 +3,8 @@ torch (math.log raises on both). Float result; allocation: boxed floats only."""
 
 import math
 
-from portable_kernels import checks
-from portable_kernels.floats import INF, NAN
+from portable_kernels.util import checks
+from portable_kernels.util.floats import INF, NAN
 
 
 def log_out(x, out):

@@ -4,8 +4,8 @@ NaN below. Float result; allocation: boxed floats only."""
 
 import math
 
-from portable_kernels import checks
-from portable_kernels.floats import INF, NAN
+from portable_kernels.util import checks
+from portable_kernels.util.floats import INF, NAN
 
 
 def log1p_out(x, out):

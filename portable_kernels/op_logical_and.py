@@ -1,7 +1,7 @@
 """aten::logical_and.out: (self != 0) & (other != 0) as a bool tensor, any
 input dtypes, with broadcasting (NaN counts as true, as in torch)."""
 
-from portable_kernels import compare
+from portable_kernels.util import compare
 
 
 def logical_and_out(a, b, out):

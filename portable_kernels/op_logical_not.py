@@ -1,7 +1,7 @@
 """aten::logical_not.out: self == 0 as a bool tensor, any input dtype (NaN
 counts as true, as in torch). Allocation: none for bool and int32 inputs."""
 
-from portable_kernels import compare
+from portable_kernels.util import compare
 
 
 def logical_not_out(x, out):

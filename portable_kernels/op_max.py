@@ -3,8 +3,8 @@
 aten::max.unary_out: the largest element of the whole tensor. Allocation:
 none for bool and int32 inputs; boxed floats for float inputs."""
 
-from portable_kernels import checks
-from portable_kernels.reduce_extreme import dim_arg, extreme
+from portable_kernels.util import checks
+from portable_kernels.util.reduce_extreme import dim_arg, extreme
 
 
 def max_dim_max(x, dim, keepdim, values, indices):

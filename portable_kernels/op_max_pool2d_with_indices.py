@@ -9,7 +9,7 @@ int32). Allocation in the step: boxed floats only.
 import math
 
 from mpy_et import dtypes
-from portable_kernels import checks, window
+from portable_kernels.util import checks, window
 
 
 def max_pool2d_with_indices_out(x, kernel_size, stride, padding, dilation, ceil_mode, out, indices):

@@ -2,7 +2,7 @@
 broadcasting; NaN in either gives NaN, as in torch. Allocation: none for
 bool/int32 values; boxed floats for float values."""
 
-from portable_kernels import checks, compare
+from portable_kernels.util import checks, compare
 
 
 def maximum_out(a, b, out):

@@ -5,8 +5,8 @@ an empty reduction gives NaN, as torch."""
 import math
 
 from mpy_et import dtypes
-from portable_kernels import checks
 from portable_kernels.op_sum import reduce_step, reduction
+from portable_kernels.util import checks
 
 
 def mean_out(x, dim, keepdim, dtype, out):

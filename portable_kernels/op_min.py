@@ -3,8 +3,8 @@
 aten::min.unary_out: the smallest element of the whole tensor. Allocation:
 none for bool and int32 inputs; boxed floats for float inputs."""
 
-from portable_kernels import checks
-from portable_kernels.reduce_extreme import dim_arg, extreme
+from portable_kernels.util import checks
+from portable_kernels.util.reduce_extreme import dim_arg, extreme
 
 
 def min_dim_min(x, dim, keepdim, values, indices):

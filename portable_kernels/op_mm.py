@@ -4,7 +4,7 @@ A single row is summed into a list of Python floats by loops.accumulate;
 more rows go in blocks of up to _BLOCK_ELEMENTS sums through
 loops.accumulate_rows, which boxes each element of the right operand once
 per block rather than once per row (the same sums, bit for bit). The lists
-are shared scratch (portable_kernels/scratch.py). Allocation in the step:
+are shared scratch (portable_kernels/util/scratch.py). Allocation in the step:
 boxed floats only.
 
 Where the port has a native emitter, float32 products run in integer
@@ -17,19 +17,19 @@ holding inf or NaN, and run everywhere else (WebAssembly, CircuitPython).
 from mpy_et import dtypes
 from mpy_et.port import const
 from mpy_et.tensor import addressable
-from portable_kernels import checks, scratch
-from portable_kernels.emitters import HAS_NATIVE, THUMB2, WIDE
-from portable_kernels.loops import accumulate, accumulate_rows, release
+from portable_kernels.util import checks, scratch
+from portable_kernels.util.emitters import HAS_NATIVE, THUMB2, WIDE
+from portable_kernels.util.loops import accumulate, accumulate_rows, release
 
 if HAS_NATIVE:
     from array import array
 if WIDE:
-    from portable_kernels.f32_mm_viper import ROW_WORDS
-    from portable_kernels.f32_mm_viper import mm as viper_mm
+    from portable_kernels.native.f32_mm_viper import ROW_WORDS
+    from portable_kernels.native.f32_mm_viper import mm as viper_mm
 elif THUMB2:  # 32-bit words with SMULL (Cortex-M3/M4/M7): the same arguments
-    from portable_kernels.f32_mm_thumb import mm as viper_mm
+    from portable_kernels.native.f32_mm_thumb import mm as viper_mm
 elif HAS_NATIVE:  # other 32-bit ports (armv6m, Xtensa, RISC-V): 12-bit mantissa halves, the same arguments
-    from portable_kernels.f32_mm_viper32 import mm as viper_mm
+    from portable_kernels.native.f32_mm_viper32 import mm as viper_mm
 
 # 32-bit ports decode each row of a into scratch (2 words per term): rows
 # longer than this stay on the bytecode step, so that scratch stays small

@@ -5,7 +5,7 @@ integer steps allocate nothing while products stay within MicroPython's
 small-int range (+-2**30 on 32-bit ports).
 """
 
-from portable_kernels import checks, f32_arith, loops
+from portable_kernels.util import checks, f32_arith, loops
 
 
 def mul_out(a, b, out):

@@ -14,7 +14,7 @@ boxed floats only.
 import math
 
 from mpy_et import dtypes
-from portable_kernels import checks, loops
+from portable_kernels.util import checks, loops
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 

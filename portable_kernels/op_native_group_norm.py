@@ -11,7 +11,7 @@ Allocation in the step: boxed floats only.
 import math
 
 from mpy_et import dtypes
-from portable_kernels import checks
+from portable_kernels.util import checks
 
 
 def native_group_norm_out(x, weight, bias, n, c, hxw, group, eps, out0, out1, out2):

@@ -19,8 +19,8 @@ import math
 
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
-from portable_kernels import checks, loops
-from portable_kernels.emitters import WIDE
+from portable_kernels.util import checks, loops
+from portable_kernels.util.emitters import WIDE
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -64,7 +64,7 @@ def native_layer_norm_out(x, normalized_shape, weight, bias, eps, out0, out1, ou
     w = weight.data if weight is not None else None
     b = bias.data if bias is not None else None
     if WIDE and x.dtype == dtypes.FLOAT and m >= 8 and addressable(x, weight, bias, out0):
-        from portable_kernels import f32_layer_norm_viper as lnv  # imported when first needed (load time)
+        from portable_kernels.native import f32_layer_norm_viper as lnv  # imported when first needed (load time)
 
         flags = (1 if w is not None else 0) | (2 if b is not None else 0)
         fn = (lnv.stats, lnv.normalize, x.data if w is None else w, x.data if b is None else b, flags, [0] * 6)

@@ -9,12 +9,12 @@ halfwords per element measured 3x slower than boxing a float) go through
 loops.copy_view: int64 as int32 halves, floats boxed one per element.
 The step walks out in order and gathers from x with the permuted strides
 (loops.run_rows); 1-byte tensors are gathered in viper where the port has
-the emitter (gather_bytes_viper.py).
+the emitter (native/gather_bytes_viper.py).
 """
 
 from mpy_et import dtypes, noalloc
-from portable_kernels import checks, loops, strided
-from portable_kernels.emitters import HAS_NATIVE
+from portable_kernels.util import checks, loops, strided
+from portable_kernels.util.emitters import HAS_NATIVE
 
 
 def permute_copy_out(x, dims, out):
@@ -45,7 +45,7 @@ def permute_copy_out(x, dims, out):
     if plan[0] == 0 and step == 1:  # the identity permutation (up to size-1 dims)
         return loops.copy_all(x, out)
     if HAS_NATIVE and dtypes.itemsize(x.dtype) == 1 and step >= 0:
-        from portable_kernels import gather_bytes_viper
+        from portable_kernels.native import gather_bytes_viper
 
         fast = gather_bytes_viper.prepare(x, out, strided.row_starts(plan, plan[7]), n, step)
         if fast is not None:

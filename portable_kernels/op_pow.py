@@ -11,8 +11,8 @@ exponent gives torch's 1, -1 or 0 (a Scalar one fails at load, as torch).
 import math
 
 from mpy_et import dtypes
-from portable_kernels import checks, loops
-from portable_kernels.floats import INF, NAN
+from portable_kernels.util import checks, loops
+from portable_kernels.util.floats import INF, NAN
 
 
 def pow_tensor_tensor_out(a, b, out):

@@ -3,8 +3,8 @@ allocation: boxed floats only."""
 
 import math
 
-from portable_kernels import checks
-from portable_kernels.floats import INF
+from portable_kernels.util import checks
+from portable_kernels.util.floats import INF
 
 
 def reciprocal_out(x, out):

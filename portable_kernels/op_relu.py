@@ -4,11 +4,11 @@ then allocates nothing either."""
 
 from mpy_et import dtypes, noalloc
 from mpy_et.tensor import addressable
-from portable_kernels import checks
-from portable_kernels.emitters import HAS_NATIVE
+from portable_kernels.util import checks
+from portable_kernels.util.emitters import HAS_NATIVE
 
 if HAS_NATIVE:
-    from portable_kernels.f32_clamp_viper import relu as viper_relu
+    from portable_kernels.native.f32_clamp_viper import relu as viper_relu
 
 
 def relu_out(x, out):

@@ -6,8 +6,8 @@ raises ZeroDivisionError as torch does (at load for a scalar). Allocation:
 none for int32; boxed floats for floats."""
 
 from mpy_et import dtypes
-from portable_kernels import checks, loops
-from portable_kernels.floats import NAN
+from portable_kernels.util import checks, loops
+from portable_kernels.util.floats import NAN
 
 
 def remainder_tensor_out(a, b, out):

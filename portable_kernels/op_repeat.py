@@ -1,9 +1,9 @@
 """aten::repeat.out: x tiled `repeats` times along each dim (new leading
 dims for extra repeats). Any dtype; a strided gather over the shape
-(r0, s0, r1, s1, ...) with stride 0 on the repeat dims (strided.py), which
+(r0, s0, r1, s1, ...) with stride 0 on the repeat dims (util/strided.py), which
 does not allocate."""
 
-from portable_kernels import checks, strided
+from portable_kernels.util import checks, strided
 
 
 def repeat_out(x, repeats, out):

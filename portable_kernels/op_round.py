@@ -3,7 +3,7 @@ are copied unchanged. Allocation: boxed floats (and a Python int per float
 element); none for int32."""
 
 from mpy_et import dtypes
-from portable_kernels import checks
+from portable_kernels.util import checks
 
 
 def round_out(x, out):

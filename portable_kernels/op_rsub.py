@@ -2,8 +2,8 @@
 `1 - x` lowers to). Integer results wrap as in torch; the int32 steps
 allocate nothing within the small-int range."""
 
-from portable_kernels import checks, loops
 from portable_kernels.op_add import alpha_steps
+from portable_kernels.util import checks, loops
 
 
 def rsub_scalar_out(a, other, alpha, out):

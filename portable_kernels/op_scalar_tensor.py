@@ -1,6 +1,6 @@
 """aten::scalar_tensor.out: a 0-dim out holding s cast to out's dtype."""
 
-from portable_kernels import checks, fill
+from portable_kernels.util import checks, fill
 
 
 def scalar_tensor_out(s, out):

@@ -1,7 +1,7 @@
 """aten::select_copy.int_out: x[..., index, ...] along dim (the dim is
 dropped). Any dtype; the step copies raw units and does not allocate."""
 
-from portable_kernels import checks, strided
+from portable_kernels.util import checks, strided
 
 
 def select_copy_int_out(x, dim, index, out):

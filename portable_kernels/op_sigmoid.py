@@ -9,8 +9,8 @@ import math
 
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
-from portable_kernels import checks
-from portable_kernels.emitters import WIDE
+from portable_kernels.util import checks
+from portable_kernels.util.emitters import WIDE
 
 # Below this many elements the bytecode step is as fast and its context smaller.
 MIN_VIPER = 8
@@ -19,7 +19,7 @@ MIN_VIPER = 8
 def sigmoid_out(x, out):
     checks.unary(x, out, "sigmoid", floating=True)
     if WIDE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= MIN_VIPER and addressable(x, out):
-        from portable_kernels.f32_sigmoid_viper import unary  # imported when first needed (load time)
+        from portable_kernels.native.f32_sigmoid_viper import unary  # imported when first needed (load time)
 
         return _viper, (x.data, out.data, x.numel, math.exp, unary)
     return _sigmoid, (x.data, out.data, x.numel, math.exp)

@@ -2,7 +2,7 @@
 step allocates nothing."""
 
 from mpy_et import dtypes
-from portable_kernels import checks
+from portable_kernels.util import checks
 
 
 def sign_out(x, out):

@@ -3,7 +3,7 @@
 
 import math
 
-from portable_kernels import checks
+from portable_kernels.util import checks
 
 
 def silu_out(x, out):

@@ -1,8 +1,8 @@
 """aten::slice_copy.Tensor_out: x[..., start:end:step, ...] along dim. Any
 dtype; torch's clamping of start and end. The step copies raw units (see
-strided.py) and does not allocate."""
+util/strided.py) and does not allocate."""
 
-from portable_kernels import checks, strided
+from portable_kernels.util import checks, strided
 
 
 def slice_copy_tensor_out(x, dim, start, end, step, out):

@@ -3,8 +3,8 @@ dim is replaced by src (circular padding decomposes to this). Any dtype;
 the step copies self's bytes, then src's block over the slice
 (strided.block_copy), and does not allocate."""
 
-from portable_kernels import checks, loops, strided
 from portable_kernels.op_slice_copy import clamp_index
+from portable_kernels.util import checks, loops, strided
 
 
 def slice_scatter_out(x, src, dim, start, end, step, out):

@@ -9,8 +9,8 @@ import math
 
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
-from portable_kernels import checks, loops
-from portable_kernels.emitters import WIDE
+from portable_kernels.util import checks, loops
+from portable_kernels.util.emitters import WIDE
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -19,7 +19,7 @@ def softmax_out(x, dim, half_to_float, out):
     geom = check_softmax(x, dim, half_to_float, out, "_softmax")
     outer, span, inner = geom
     if WIDE and x.dtype == dtypes.FLOAT and span >= 8 * inner and addressable(x, out):
-        from portable_kernels.f32_softmax_viper import softmax  # imported when first needed (load time)
+        from portable_kernels.native.f32_softmax_viper import softmax  # imported when first needed (load time)
 
         return _viper, (x.data, out.data, outer, span, inner, math.exp, softmax)
     return _softmax, (x.data, out.data) + geom + (math.exp,)

@@ -1,8 +1,8 @@
 """aten::split_with_sizes_copy.out: x cut along dim into pieces of the
 given sizes, one out tensor each. Any dtype; each piece is a strided gather
-(strided.py) and the step does not allocate."""
+(util/strided.py) and the step does not allocate."""
 
-from portable_kernels import checks, strided
+from portable_kernels.util import checks, strided
 
 
 def split_with_sizes_copy_out(x, split_sizes, dim, out, ret=None):

@@ -3,8 +3,8 @@ raises). Float result; allocation: boxed floats only."""
 
 import math
 
-from portable_kernels import checks
-from portable_kernels.floats import NAN
+from portable_kernels.util import checks
+from portable_kernels.util.floats import NAN
 
 
 def sqrt_out(x, out):

@@ -2,7 +2,7 @@
 (all of them, or those named that have size 1). Any dtype; the step is one
 byte-range copy and does not allocate."""
 
-from portable_kernels import checks, loops
+from portable_kernels.util import checks, loops
 
 
 def squeeze_copy_out(x, out):

@@ -3,8 +3,8 @@
 inputs that share their storage; the step does not allocate."""
 
 from mpy_et.tensor import Tensor
-from portable_kernels import checks
 from portable_kernels.op_cat import cat_out
+from portable_kernels.util import checks
 
 
 def stack_out(tensors, dim, out):

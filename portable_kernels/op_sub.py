@@ -1,8 +1,8 @@
 """aten::sub.out, aten::sub.Scalar_out: self - alpha * other (add's loops,
 alpha negated; integer results wrap as in torch)."""
 
-from portable_kernels import checks, f32_arith, loops
 from portable_kernels.op_add import alpha_steps, scalar_step
+from portable_kernels.util import checks, f32_arith, loops
 
 
 def sub_out(a, b, alpha, out):

@@ -9,7 +9,7 @@ inputs sum to int64, as torch.
 """
 
 from mpy_et import dtypes
-from portable_kernels import checks, loops
+from portable_kernels.util import checks, loops
 
 
 def sum_intlist_out(x, dim, keepdim, dtype, out):

@@ -1,8 +1,8 @@
 """aten::t_copy.out: transpose of a tensor of at most 2 dims. Any dtype;
 the step copies raw units and does not allocate."""
 
-from portable_kernels import checks
 from portable_kernels.op_transpose_copy import swapped
+from portable_kernels.util import checks
 
 
 def t_copy_out(x, out):

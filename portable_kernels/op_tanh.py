@@ -8,15 +8,15 @@ import math
 
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
-from portable_kernels import checks
-from portable_kernels.emitters import WIDE
 from portable_kernels.op_sigmoid import MIN_VIPER
+from portable_kernels.util import checks
+from portable_kernels.util.emitters import WIDE
 
 
 def tanh_out(x, out):
     checks.unary(x, out, "tanh", floating=True)
     if WIDE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= MIN_VIPER and addressable(x, out):
-        from portable_kernels.f32_sigmoid_viper import unary  # imported when first needed (load time)
+        from portable_kernels.native.f32_sigmoid_viper import unary  # imported when first needed (load time)
 
         return _viper, (x.data, out.data, x.numel, math.tanh, unary)
     return _tanh, (x.data, out.data, x.numel, math.tanh)

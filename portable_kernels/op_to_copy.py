@@ -1,7 +1,7 @@
 """aten::_to_copy.out: x converted to out's dtype (torch's casts, see
-convert.py). Contiguous memory format only."""
+util/convert.py). Contiguous memory format only."""
 
-from portable_kernels import checks, convert, strided
+from portable_kernels.util import checks, convert, strided
 
 # torch's MemoryFormat enum: 0 contiguous, 1 preserve (same for contiguous tensors)
 _FORMATS = (None, 0, 1)

@@ -1,7 +1,7 @@
 """dim_order_ops::_to_dim_order_copy.out (ExecuTorch's form of _to_copy):
 x converted to out's dtype. Only the contiguous dim order (0, 1, ..., n-1)."""
 
-from portable_kernels import checks, convert, strided
+from portable_kernels.util import checks, convert, strided
 
 
 def to_dim_order_copy_out(x, non_blocking, dim_order, out):

@@ -1,7 +1,7 @@
 """aten::transpose_copy.int_out: x with dims dim0 and dim1 swapped. Any
 dtype; the step copies raw units and does not allocate."""
 
-from portable_kernels import checks, strided
+from portable_kernels.util import checks, strided
 
 
 def transpose_copy_int_out(x, dim0, dim1, out):

@@ -1,8 +1,8 @@
 """aten::unbind_copy.int_out: x split along dim into size-1 pieces with
 the dim removed, one out tensor each. Any dtype; does not allocate."""
 
-from portable_kernels import checks
 from portable_kernels.op_split_with_sizes_copy import pieces
+from portable_kernels.util import checks
 
 
 def unbind_copy_int_out(x, dim, out, ret=None):

@@ -1,7 +1,7 @@
 """aten::unsqueeze_copy.out: x with a size-1 dim inserted at dim. Any
 dtype; the step is one byte-range copy and does not allocate."""
 
-from portable_kernels import checks, loops
+from portable_kernels.util import checks, loops
 
 
 def unsqueeze_copy_out(x, dim, out):

@@ -7,8 +7,8 @@ list (h x ow), then each output row blends two of those rows. Allocation in
 the step: boxed floats only.
 """
 
-from portable_kernels import checks, upsample
-from portable_kernels.loops import release
+from portable_kernels.util import checks, upsample
+from portable_kernels.util.loops import release
 
 
 def upsample_bilinear2d_out(x, output_size, align_corners, scales_h, scales_w, out):

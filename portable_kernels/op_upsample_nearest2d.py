@@ -1,10 +1,10 @@
 """aten::upsample_nearest2d.out / .vec_out: each output pixel copies its
 nearest source pixel (torch's index rule, upsample.nearest_index). Any
-dtype: elements move as raw units (strided.py), so the step does not
+dtype: elements move as raw units (util/strided.py), so the step does not
 allocate."""
 
 from mpy_et import noalloc
-from portable_kernels import strided, upsample
+from portable_kernels.util import strided, upsample
 
 
 def upsample_nearest2d_out(x, output_size, scales_h, scales_w, out):

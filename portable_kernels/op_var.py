@@ -5,9 +5,9 @@ dims (None or [] is every dim), keepdim as torch; what x.var(), x.std()
 double. N - correction <= 0 gives inf (NaN for a zero sum), N == 0 NaN.
 Float only; allocation: boxed floats only."""
 
-from portable_kernels import checks
-from portable_kernels.floats import INF, NAN
 from portable_kernels.op_sum import reduction
+from portable_kernels.util import checks
+from portable_kernels.util.floats import INF, NAN
 
 
 def var_correction_out(x, dim, correction, keepdim, out):

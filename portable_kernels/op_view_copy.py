@@ -1,7 +1,7 @@
 """aten::view_copy.out: out gets x's elements under a new shape (one -1
 allowed). Any dtype; the step is one byte-range copy and does not allocate."""
 
-from portable_kernels import checks, loops
+from portable_kernels.util import checks, loops
 
 
 def view_copy_out(x, size, out):

@@ -6,7 +6,7 @@ integers: nothing is boxed. Allocation: none for bool/int32 values and raw
 float32; boxed floats for other float values."""
 
 from mpy_et import dtypes
-from portable_kernels import checks, loops, strided
+from portable_kernels.util import checks, loops, strided
 
 
 def where_self_out(cond, a, b, out):

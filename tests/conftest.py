@@ -4,7 +4,7 @@ import runpy
 import pytest
 import torch
 
-from host_tools.macs import longest_reduction
+from host_tools.analysis.macs import longest_reduction
 from host_tools.targets import TARGETS as ALL_TARGETS
 from host_tools.targets import unavailable
 

@@ -16,7 +16,7 @@ import math
 
 import torch
 
-from host_tools.ir import tensor_bytes
+from host_tools.lowering.ir import tensor_bytes
 from mpy_et import dtypes
 
 TORCH_DTYPES = {

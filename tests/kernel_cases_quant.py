@@ -1,7 +1,7 @@
 """Cases for the int8 kernels of the mpy_et_quant namespace.
 
-Expected outputs come from the host integer reference (host_tools/quant_ref.py,
-registered as torch.ops.mpy_et_quant.*.out by host_tools/quant_ops.py); every
+Expected outputs come from the host integer reference (host_tools/quantize/ref.py,
+registered as torch.ops.mpy_et_quant.*.out by host_tools/quantize/ops.py); every
 case must match it exactly (atol 0) and runs its step under heap_lock. On
 ports with a native emitter (unix, the emulated board) the conv/linear cases
 take the viper path, elsewhere the pure-Python reference.
@@ -9,8 +9,8 @@ take the viper path, elsewhere the pure-Python reference.
 
 import torch
 
-import host_tools.quant_ops  # noqa: F401 (registers torch.ops.mpy_et_quant)
-from host_tools import quant_ref
+import host_tools.quantize.ops  # noqa: F401 (registers torch.ops.mpy_et_quant)
+from host_tools.quantize import ref as quant_ref
 from mpy_et.errors import INVALID_ARGUMENT, INVALID_TYPE
 from tests.kernel_cases import Case, Out
 
@@ -57,7 +57,7 @@ def conv_cases():
     for i, (name, xs, ws, s, p, d, g, zx, zo, lo, hi) in enumerate(configs):
         w = q(*ws, seed=100 + i, lo=-127)
         args = [q(*xs, seed=200 + i), w, bias(ws[0], 300 + i), requant(ws[0], 400 + i), s, p, d, g, zx, zo, lo, hi]
-        out = host_tools.quant_ops.output_shape("conv2d", args)
+        out = host_tools.quantize.ops.output_shape("conv2d", args)
         cases.append(_c("q conv2d " + name, "conv2d", args + [Out(out, I8)]))
     w = q(4, 3, 3, seed=500, lo=-127)
     args = [q(2, 3, 9, seed=501), w, bias(4, 502), requant(4, 503), [2], [1], [1], 1, -5, 2, -128, 127]
@@ -233,7 +233,7 @@ def lookup_cases():
 
 
 def log_softmax_cases():
-    from host_tools import quant_ref_log_softmax
+    from host_tools.quantize import ref_log_softmax as quant_ref_log_softmax
 
     x = q(3, 10, seed=1300)
     x[0] = 0
@@ -255,7 +255,7 @@ def log_softmax_cases():
 
 def attention_cases():
     """bmm (attention's scores and weighted values) and layer norm."""
-    from host_tools import quant_ref_norm
+    from host_tools.quantize import ref_norm as quant_ref_norm
 
     a, b = q(2, 3, 8, seed=1200), q(2, 8, 5, seed=1201)
     m, s, lim = quant_ref.requant_params(0.0007)

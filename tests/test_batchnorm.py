@@ -9,8 +9,8 @@ import torch.nn as nn
 
 from host_tools import export, run
 from host_tools.export import capture, supported_ops
-from host_tools.fold_batch_norm import fold_batch_norm
-from host_tools.lower import lower
+from host_tools.lowering.fold_batch_norm import fold_batch_norm
+from host_tools.lowering.lower import lower
 
 BN_OP = "aten::_native_batch_norm_legit_no_training.out"
 

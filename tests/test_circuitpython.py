@@ -4,7 +4,7 @@ the memoryview.cast typed views there (no uctypes), and floats do not allocate."
 import pytest
 from conftest import require
 
-from host_tools.ir import tensor_bytes
+from host_tools.lowering.ir import tensor_bytes
 from host_tools.targets import run_code
 
 _PROBE = """

@@ -62,7 +62,7 @@ def test_schema_matches_executorch():
 
     import executorch
 
-    from host_tools import fbs
+    from host_tools.lowering import fbs
 
     ours = fbs.load()
     et_dir = os.path.join(list(executorch.__path__)[0], "schema")
@@ -82,10 +82,10 @@ def test_schema_matches_executorch():
 
 
 def test_generated_schema_is_current():
-    from host_tools import fbs, gen_schema
+    from host_tools.lowering import fbs, gen_schema
 
     with open(gen_schema.OUT_PATH) as f:
-        assert f.read() == gen_schema.generate(fbs.load()), "run: python -m host_tools.gen_schema"
+        assert f.read() == gen_schema.generate(fbs.load()), "run: python -m host_tools.lowering.gen_schema"
 
 
 class _Gather(torch.nn.Module):

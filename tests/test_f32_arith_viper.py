@@ -1,4 +1,4 @@
-"""Float32 add / sub / mul in viper soft-float (portable_kernels/f32_arith_viper.py,
+"""Float32 add / sub / mul in viper soft-float (portable_kernels/native/f32_arith_viper.py,
 64-bit native ports) on unix MicroPython: bit for bit the bytecode result
 over pairs chosen to hit every rounding path (ties, carries into the exponent,
 cancellation, denormal inputs and results, overflow, signed zeros), and the

@@ -1,5 +1,5 @@
 """The soft-float float32 convolution of 64-bit viper ports
-(portable_kernels/f32_conv_viper.py) on unix MicroPython, in one process:
+(portable_kernels/native/f32_conv_viper.py) on unix MicroPython, in one process:
 results must be the exact sum rounded once to float32 (math.fsum of the
 exact float64 products, rounded to float32) in all but rare truncation
 cases, and never more than 1 ulp away; an inf or NaN that an output reads

@@ -1,7 +1,7 @@
 """Float32 transcendental kernels in viper soft-float on unix MicroPython
-(64-bit native words): portable_kernels/f32_sigmoid_viper.py (sigmoid, tanh,
-gelu's tanh form), f32_gelu_viper.py (gelu, erf form),
-f32_softmax_viper.py, f32_layer_norm_viper.py (with and without weight / bias).
+(64-bit native words): portable_kernels/native/f32_sigmoid_viper.py (sigmoid, tanh,
+gelu's tanh form), native/f32_gelu_viper.py (gelu, erf form),
+native/f32_softmax_viper.py, native/f32_layer_norm_viper.py (with and without weight / bias).
 Every result within 1 ulp of the correctly rounded float32 of the exact
 function (mpmath, 100 bits) over random bit patterns of every exponent, the
 ranges that matter and the edges (signed zeros, denormals, saturation, exp

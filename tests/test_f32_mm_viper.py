@@ -1,5 +1,5 @@
 """The soft-float float32 matrix product of 64-bit viper ports
-(portable_kernels/f32_mm_viper.py) on unix MicroPython, in one process:
+(portable_kernels/native/f32_mm_viper.py) on unix MicroPython, in one process:
 results must be the exact sum rounded once to float32 (float64 reference
 with math.fsum of exact products, rounded to float32) in all but rare
 truncation cases, and never more than 1 ulp away; operands holding inf or

@@ -1,5 +1,5 @@
 """The soft-float float32 matrix products of 32-bit native ports,
-portable_kernels/f32_mm_viper32.py (viper) and f32_mm_thumb.py (Thumb-2
+portable_kernels/native/f32_mm_viper32.py (viper) and native/f32_mm_thumb.py (Thumb-2
 assembler), on the emulated Cortex-M3 board (the viper one also on unix
 MicroPython, whose 64-bit words must not change its results), one process
 each: the cases of tests/test_f32_mm_viper.py (normal, wide,

@@ -14,10 +14,10 @@ import torch
 from conftest import require
 
 from host_tools import cli
-from host_tools.build import build
-from host_tools.flash import FlashInterrupted, flash
-from host_tools.mip_package import check_package_json
-from host_tools.port_run import run_on_port
+from host_tools.deploy.build import build
+from host_tools.deploy.flash import FlashInterrupted, flash
+from host_tools.deploy.mip_package import check_package_json
+from host_tools.deploy.port_run import run_on_port
 from host_tools.targets import TargetError
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "device"))
@@ -114,7 +114,7 @@ def test_reflash_copies_only_what_changed_and_removes_what_the_dist_dropped(dist
 
 
 def test_without_hashlib_on_the_board_files_are_read_back_and_a_foreign_part_is_not_resumed(dists, board, monkeypatch):
-    from host_tools import flash as flash_module
+    from host_tools.deploy import flash as flash_module
 
     no_hashlib = flash_module._HELPERS.replace("from hashlib import", "from no_such_hashlib import")
     assert no_hashlib != flash_module._HELPERS
@@ -215,7 +215,7 @@ def test_flash_and_run_on_the_emulated_cortex_m3_over_its_uart(examples, tmp_pat
     its serial REPL; the board has no writable file system, so a RAM one
     (tests/device/ram_vfs.py) is mounted at /ram first."""
     require("cortex-m3")
-    from host_tools.board import ROMFS_ADDRESS, Board
+    from host_tools.targets.board import ROMFS_ADDRESS, Board
 
     pte = tmp_path / "mlp.pte"
     pte.write_bytes(examples["mlp"][3])

@@ -53,8 +53,8 @@ def test_kernel_cpython(case):
 
 
 # aten::NAME (and dim_order_ops::) live in op_NAME.py; mpy_et's own int8
-# operators, mpy_et_quant::NAME, in q_NAME.py.
-_MODULE_PREFIX = {"mpy_et_quant": "portable_kernels.q_"}
+# operators, mpy_et_quant::NAME, in quantized/op_NAME.py.
+_MODULE_PREFIX = {"mpy_et_quant": "portable_kernels.quantized.op_"}
 
 
 def test_registry_resolves_every_kernel_by_convention():

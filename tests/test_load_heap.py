@@ -5,9 +5,9 @@ compiled .mpy, only the kernels the program uses)."""
 import torch
 
 from host_tools import export
-from host_tools.build import build
+from host_tools.deploy.build import build
 from host_tools.examples.chain import Chain
-from host_tools.run import run_dist_unix
+from host_tools.targets.run import run_dist_unix
 
 
 def test_thousand_instructions_load_in_256k(tmp_path):

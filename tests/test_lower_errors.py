@@ -9,7 +9,7 @@ import torch.nn as nn
 
 from host_tools import export
 from host_tools.export import capture, supported_ops
-from host_tools.lower import UnsupportedOps, lower
+from host_tools.lowering.lower import UnsupportedOps, lower
 
 
 class Net(nn.Module):

@@ -9,7 +9,7 @@ from conftest import MICROPYTHON_TARGETS
 from pte_mutations import mutations
 
 import mpy_et
-from host_tools.ir import tensor_bytes
+from host_tools.lowering.ir import tensor_bytes
 from host_tools.targets import run_code
 
 _DEVICE_CHECK = """
@@ -119,7 +119,7 @@ def test_missing_operators_all_reported(examples):
 
 def test_unsupported_model_ops_listed_with_source():
     from host_tools import export
-    from host_tools.lower import UnsupportedOps
+    from host_tools.lowering.lower import UnsupportedOps
 
     class Odd(torch.nn.Module):
         def forward(self, x):

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from host_tools import export, run
 from host_tools.export import capture, supported_ops
-from host_tools.lower import lower
+from host_tools.lowering.lower import lower
 
 
 class Mixed(torch.nn.Module):
@@ -73,7 +73,7 @@ def test_executorch_export_runs_on_mpy_et():
 
 
 def _tensor(t):
-    from host_tools.ir import tensor_bytes
+    from host_tools.lowering.ir import tensor_bytes
     from mpy_et.tensor import Tensor
     from tests.kernel_cases import CODES
 

@@ -10,12 +10,13 @@ import pytest
 import torch
 
 import mpy_et
-from host_tools import export, memory_plan, run
-from host_tools import plan_algorithms as algos
+from host_tools import export, run
 from host_tools.export import capture, supported_ops
-from host_tools.ir import tensor_bytes
-from host_tools.lower import lower
-from host_tools.plan_lifetimes import INPLACE_OPS, Buffer, lower_bound
+from host_tools.lowering.ir import tensor_bytes
+from host_tools.lowering.lower import lower
+from host_tools.planning import algorithms as algos
+from host_tools.planning import memory_plan
+from host_tools.planning.lifetimes import INPLACE_OPS, Buffer, lower_bound
 from portable_kernels.registry import KERNELS
 
 

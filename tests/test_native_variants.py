@@ -1,25 +1,26 @@
 """The @micropython.native copies of the hot kernel loops
-(host_tools/native_variants.py): current with the plain code, chosen where
+(host_tools/codegen/native_variants.py): current with the plain code, chosen where
 the port has the native emitter and never imported where it does not. Their
 results are checked by tests/test_kernels.py on unix and the emulated board
 (both have the emitter); wasm and CircuitPython run the plain code there."""
 
 import pytest
 
-from host_tools import native_variants
+from host_tools.codegen import native_variants
 from host_tools.targets import run_code
 
 _PROBE = """
 import sys
-from portable_kernels import conv_pointwise, loops, op_convolution, op_mm
-native = "portable_kernels.conv_native" in sys.modules
+from portable_kernels.util import conv_pointwise, loops
+from portable_kernels import op_convolution, op_mm
+native = "portable_kernels.util.conv_native" in sys.modules
 if native:
-    from portable_kernels import conv_native, loops_native
+    from portable_kernels.util import conv_native, loops_native
     assert op_convolution._conv3x3 is conv_native._conv3x3
     assert op_convolution.conv_rows is conv_native.conv_rows
     assert conv_pointwise._pointwise is conv_native._pointwise
     assert loops.accumulate is loops_native.accumulate and op_mm.accumulate is loops_native.accumulate
-print("NATIVE", native, "loops_native" in str(sys.modules.get("portable_kernels.loops_native")))
+print("NATIVE", native, "loops_native" in str(sys.modules.get("portable_kernels.util.loops_native")))
 """
 
 

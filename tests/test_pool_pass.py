@@ -3,10 +3,11 @@
 import torch
 
 import mpy_et
-from host_tools import export, memory_plan, run
+from host_tools import export, run
 from host_tools.export import capture, supported_ops
-from host_tools.lower import lower
-from host_tools.pool_pass import max_pool_without_indices
+from host_tools.lowering.lower import lower
+from host_tools.lowering.pool_pass import max_pool_without_indices
+from host_tools.planning import memory_plan
 
 
 class Pools(torch.nn.Module):

@@ -4,7 +4,7 @@ Quantized models export through PT2E + our Quantizer, fuse into
 mpy_et_quant operators, and run on CPython, unix MicroPython (viper), wasm
 (pure-Python reference, 32-bit) and the emulated Cortex-M3 board (viper,
 armv7m .mpy): bit-identical to the host integer reference (the fused graph
-run by host_tools/quant_ref.py), within one quantum of PyTorch's own
+run by host_tools/quantize/ref.py), within one quantum of PyTorch's own
 converted graph, and execute() under micropython.heap_lock().
 """
 
@@ -12,8 +12,9 @@ import pytest
 import torch
 from torch import nn
 
-from host_tools import export, quant_ref, run
-from host_tools.quantize import quantize_pt2e_int8
+from host_tools import export, run
+from host_tools.quantize import ref as quant_ref
+from host_tools.quantize.pt2e import quantize_pt2e_int8
 from host_tools.targets import run_code, unavailable
 
 

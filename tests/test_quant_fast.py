@@ -1,5 +1,5 @@
-"""int8 convolution / linear fast paths (portable_kernels/q_conv_viper.py,
-q_conv_dw_viper.py, q_dot_thumb.py) against the pure-Python reference, on
+"""int8 convolution / linear fast paths (portable_kernels/native/q_conv_viper.py,
+native/q_conv_dw_viper.py, native/q_dot_thumb.py) against the pure-Python reference, on
 zoo-like layer shapes: CPython (reference only), unix MicroPython (viper)
 and the emulated Cortex-M3 (viper + asm_thumb, 32-bit words) must print the
 same output checksums, fast == reference within each MicroPython process,
@@ -39,9 +39,9 @@ def test_fast_paths_match_the_reference_and_cpython(target):
     # through the asm_thumb dot kernel on Arm, the viper one elsewhere
     dots = "thumb" if target.startswith("cortex") else "viper"
     for name, (step, _, _) in got.items():
-        want = "q_conv_viper._step+" + dots
+        want = "native.q_conv_viper._step+" + dots
         if name.startswith("depthwise"):  # 3x3: padded planes and asm_thumb windows on Arm
-            want = "q_conv_dw_viper._step_" + ("thumb" if dots == "thumb" else "3x3")
+            want = "native.q_conv_dw_viper._step_" + ("thumb" if dots == "thumb" else "3x3")
         elif name in DIRECT and dots == "viper":  # 3x3, 1-2 output channels per group: windows in place
-            want = "q_conv_direct_viper._step"
+            want = "native.q_conv_direct_viper._step"
         assert step == want, (target, name, step, want)

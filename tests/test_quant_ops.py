@@ -70,15 +70,15 @@ def test_zoo_execute_allocates_nothing_and_is_bit_identical(target):
         assert got.dtype == want.dtype and torch.equal(got, want), (name, target, (got - want).abs().max().item())
 
 
-# --- mpy_et_quant::bmm (portable_kernels/q_bmm.py) against host_tools/quant_ref_bmm.py ---
+# --- mpy_et_quant::bmm (portable_kernels/quantized/op_bmm.py) against host_tools/quantize/ref_bmm.py ---
 # The kernel is called directly (its lowering from the transformer's bmm is not wired yet);
 # both steps (pure Python, and viper where the port has the emitter) in one process per target.
 
 _BMM_DEVICE = """
 from mpy_et.tensor import Tensor
 from mpy_et.errors import MpyEtError
-from portable_kernels import q_requant
-from portable_kernels.q_bmm import bmm_out
+from portable_kernels.quantized import requant as q_requant
+from portable_kernels.quantized.op_bmm import bmm_out
 try:
     from micropython import heap_lock, heap_unlock
 except ImportError:
@@ -116,8 +116,8 @@ for viper in ([False, True] if q_requant.HAS_VIPER else [False]):
 
 
 def _bmm_cases():
-    from host_tools import quant_ref
-    from host_tools.quant_ref_bmm import bmm
+    from host_tools.quantize import ref as quant_ref
+    from host_tools.quantize.ref_bmm import bmm
 
     cases, want = [], {}
     shapes = [("attn_qk", 4, 16, 8, 16, 2.0**-9), ("attn_pv", 4, 16, 16, 8, 2.0**-11), ("wide_k", 1, 3, 300, 2, 2.0**-13)]

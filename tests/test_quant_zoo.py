@@ -4,7 +4,7 @@ Every zoo model exports with quantize="int8" from calibration data. Its
 outputs are compared with PyTorch's own PT2E-converted graph (float ops
 between quantize/dequantize, same quantization parameters) within one
 quantum of the output scale, and with the host integer reference (the fused
-graph: host_tools/quant_ref.py) bit for bit on CPython and unix MicroPython
+graph: host_tools/quantize/ref.py) bit for bit on CPython and unix MicroPython
 (viper), and for the smaller models on WebAssembly (pure-Python reference,
 32-bit) and the emulated Cortex-M3 board (viper + asm_thumb, armv7m .mpy).
 MicroPython runs are batched: one process per target for all its models.
@@ -19,9 +19,9 @@ import pytest
 import torch
 
 from host_tools import export
-from host_tools.quantize import quantize_pt2e_int8
-from host_tools.run import job_files, parse_result
+from host_tools.quantize.pt2e import quantize_pt2e_int8
 from host_tools.targets import BOARD_TARGETS, run_code, unavailable
+from host_tools.targets.run import job_files, parse_result
 from host_tools.zoo import MODELS, build
 
 CLASSIFIERS = ("ds_cnn", "mobilenet_v1_025", "resnet8", "lenet5", "mlp", "imu_cnn1d")
@@ -84,7 +84,7 @@ def test_zoo_int8_within_one_quantum_of_pytorch_pt2e(name):
 @pytest.mark.parametrize("name", list(MODELS))
 def test_zoo_model_is_fully_int8(name):
     """No op stays float: recurrent layers and attention are unrolled before
-    quantization, layer norm runs in integers (host_tools/quant_ref_norm.py)."""
+    quantization, layer norm runs in integers (host_tools/quantize/ref_norm.py)."""
     report = _exported(name)[2]
     assert report["float_ops"] == [], (name, report["float_ops"])
 
@@ -117,7 +117,7 @@ def _run_batch(target, names):
     script, files = _batched_script(names, target != "cpython")
     packages = None
     if target in BOARD_TARGETS:
-        from host_tools.selective import device_modules, program_operators
+        from host_tools.deploy.selective import device_modules, program_operators
 
         ops = set()
         for name in names:

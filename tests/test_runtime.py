@@ -8,10 +8,11 @@ import torch
 from conftest import MICROPYTHON_TARGETS
 
 import mpy_et
-from host_tools import export, memory_plan, run
+from host_tools import export, run
 from host_tools.export import capture, supported_ops
-from host_tools.ir import tensor_bytes
-from host_tools.lower import lower
+from host_tools.lowering.ir import tensor_bytes
+from host_tools.lowering.lower import lower
+from host_tools.planning import memory_plan
 
 
 class IntOnly(torch.nn.Module):

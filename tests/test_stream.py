@@ -5,7 +5,7 @@ import torch
 
 import mpy_et
 from host_tools import export, run
-from host_tools.ir import tensor_bytes
+from host_tools.lowering.ir import tensor_bytes
 from host_tools.targets import TargetError
 
 

@@ -10,8 +10,9 @@ from unittest import mock
 import pytest
 import torch
 
-from host_tools import export, inspect, memory_plan, run
-from host_tools.macs import count_macs
+from host_tools import export, inspect, run
+from host_tools.analysis.macs import count_macs
+from host_tools.planning import memory_plan
 from host_tools.zoo import MODELS, build
 
 ATOL = 1e-4

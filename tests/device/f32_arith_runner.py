@@ -9,7 +9,7 @@ import micropython
 
 from mpy_et import dtypes
 from mpy_et.tensor import Tensor
-from portable_kernels.f32_arith_viper import binary
+from portable_kernels.native.f32_arith_viper import binary
 from portable_kernels.op_add import add_out
 from portable_kernels.op_mul import mul_out
 from portable_kernels.op_sub import sub_out

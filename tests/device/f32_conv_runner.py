@@ -1,5 +1,5 @@
 # Runs on unix MicroPython (tests/test_f32_conv_viper.py): every case of
-# DATA_DIR/cases.bin through portable_kernels.f32_conv_viper.conv under
+# DATA_DIR/cases.bin through portable_kernels.native.f32_conv_viper.conv under
 # micropython.heap_lock() (and f32_conv_dw_viper.conv_dw where there is one
 # input channel per group: DWCASE lines), printing the result bits. Case: 19 int32 control
 # words (f32_conv_viper.CTL_WORDS), then the float32 words of x, weight and
@@ -9,8 +9,8 @@ from array import array
 
 import micropython
 
-from portable_kernels.f32_conv_dw_viper import conv_dw
-from portable_kernels.f32_conv_viper import conv
+from portable_kernels.native.f32_conv_dw_viper import conv_dw
+from portable_kernels.native.f32_conv_viper import conv
 
 blob = open(DATA_DIR + "/cases.bin", "rb").read()  # noqa: F821 (defined by host_tools.targets.run_code)
 pos = 0

@@ -13,11 +13,11 @@ import micropython
 
 from mpy_et import dtypes
 from mpy_et.tensor import Tensor
-from portable_kernels import f32_layer_norm_viper as lnv
 from portable_kernels import op_gelu, op_native_layer_norm, op_sigmoid, op_softmax, op_tanh
-from portable_kernels.f32_gelu_viper import TABLE, gelu
-from portable_kernels.f32_sigmoid_viper import unary
-from portable_kernels.f32_softmax_viper import softmax
+from portable_kernels.native import f32_layer_norm_viper as lnv
+from portable_kernels.native.f32_gelu_viper import TABLE, gelu
+from portable_kernels.native.f32_sigmoid_viper import unary
+from portable_kernels.native.f32_softmax_viper import softmax
 
 blob = open(DATA_DIR + "/x.bin", "rb").read()  # noqa: F821
 n = len(blob) // 4

@@ -14,7 +14,7 @@ import micropython
 name = open(DATA_DIR + "/module.txt").read().strip()  # noqa: F821
 gc.collect()
 free = gc.mem_free()
-mm = __import__("portable_kernels." + name, None, None, ["mm"]).mm
+mm = __import__("portable_kernels.native." + name, None, None, ["mm"]).mm
 gc.collect()
 print("IMPORT", free - gc.mem_free())
 

@@ -1,5 +1,5 @@
 # Runs on unix MicroPython (tests/test_f32_mm_viper.py): every case of
-# DATA_DIR/cases.bin through portable_kernels.f32_mm_viper.mm, printing the
+# DATA_DIR/cases.bin through portable_kernels.native.f32_mm_viper.mm, printing the
 # result bits. Case: 9 int32 (batches, m, k, n, b batch stride, bias flag,
 # bias row stride, bias column stride, bias words), then the float32 words of
 # a, b and bias.
@@ -10,7 +10,7 @@ import micropython
 
 from mpy_et import dtypes
 from mpy_et.tensor import Tensor
-from portable_kernels.f32_mm_viper import mm
+from portable_kernels.native.f32_mm_viper import mm
 from portable_kernels.op_addmm import addmm_out
 from portable_kernels.op_bmm import bmm_out
 from portable_kernels.op_mm import mm_out

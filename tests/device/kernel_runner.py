@@ -24,7 +24,7 @@ _SENTINEL = 0xA5  # out tensors start as garbage, so unwritten elements show
 
 def _collect():
     # The wasm runner turns the GC off (collecting there can free live
-    # frames, see host_tools/targets.py); collect only where it is on.
+    # frames, see host_tools/targets/ports.py); collect only where it is on.
     if gc.isenabled():
         gc.collect()
 

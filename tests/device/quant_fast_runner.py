@@ -8,9 +8,9 @@ import sys
 
 from mpy_et import dtypes
 from mpy_et.tensor import Tensor
-from portable_kernels import q_requant
-from portable_kernels.q_conv2d import conv2d_out
-from portable_kernels.q_linear import linear_out
+from portable_kernels.quantized import requant as q_requant
+from portable_kernels.quantized.op_conv2d import conv2d_out
+from portable_kernels.quantized.op_linear import linear_out
 
 _seed = [12345]
 
@@ -91,16 +91,17 @@ def run_layer(spec, fast):
 
 def step_name(step, ctx):
     """module.function of a step (MicroPython functions have no __module__)."""
-    for mod in ("q_conv_dw_viper", "q_conv_direct_viper", "q_conv_viper", "q_conv2d"):
+    for mod in ("native.q_conv_dw_viper", "native.q_conv_direct_viper", "native.q_conv_viper", "quantized.op_conv2d"):
         m = sys.modules.get("portable_kernels." + mod)
         for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref"):
             if m is not None and getattr(m, fn, None) is step:
-                if mod == "q_conv_viper":  # the dot kernel it calls: asm_thumb or viper
+                if mod == "native.q_conv_viper":  # the dot kernel it calls: asm_thumb or viper
                     return "%s.%s+%s" % (
                         mod,
                         fn,
                         "thumb"
-                        if "portable_kernels.q_dot_thumb" in sys.modules and ctx[9] is sys.modules["portable_kernels.q_dot_thumb"].dots
+                        if "portable_kernels.native.q_dot_thumb" in sys.modules
+                        and ctx[9] is sys.modules["portable_kernels.native.q_dot_thumb"].dots
                         else "viper",
                     )
                 return mod + "." + fn

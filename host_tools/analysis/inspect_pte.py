@@ -1,0 +1,376 @@
+"""What a .pte needs on the device: `mpy-et inspect` and host_tools.inspect().
+
+Works on any ExecuTorch program (ours or ExecuTorch's exporter's): it reads
+the values, instructions and memory plan with the device runtime's own
+flatbuffer reader, derives each planned tensor's lifetime from the
+instruction list, and loads the method on the host to predict the heap the
+device keeps.
+"""
+
+from array import array
+
+from mpy_et import Program, dtypes
+from mpy_et import schema as S
+from mpy_et.flatbuf import FlatReader
+from mpy_et.method import operator_names
+
+# MicroPython object sizes on the unix x64 port (64-bit words, 32-byte GC
+# blocks), used to predict the heap a loaded method keeps.
+_BLOCK = 32
+_WORD = 8
+# The Method object, its attribute table and fixed bookkeeping (calibrated on
+# the unix port against tests/test_inspect.py's programs).
+_METHOD_OVERHEAD = 448
+
+
+def _blocks(n):
+    return (n + _BLOCK - 1) // _BLOCK * _BLOCK
+
+
+def read_plan(data, method="forward"):
+    """Tensors, instructions, inputs and outputs of a method, from the file."""
+    program = Program.load(data)
+    r = program.reader
+    plan = program._plans[method]
+    start, n = r.vector(plan, S.EXECUTION_PLAN_VALUES, 4, "values")
+    tensors, lists = {}, {}
+    for i in range(n):
+        ev = r.table_at(start, i, "values")
+        tag = r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, "values")
+        pos = r.subtable(ev, S.EVALUE_VAL, "values")
+        if tag == S.KERNEL_TYPES_TENSOR:
+            s, k = r.vector(pos, S.TENSOR_SIZES, 4, "sizes")
+            sizes = r.ints(s, k, "i")
+            dtype = r.scalar(pos, S.TENSOR_SCALAR_TYPE, FlatReader.u8, 0, "dtype")
+            nbytes = dtypes.itemsize(dtype)
+            for d in sizes:
+                nbytes *= d
+            alloc = r.subtable(pos, S.TENSOR_ALLOCATION_INFO, "alloc")
+            mem = off = None
+            if alloc:
+                mem = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_ID, FlatReader.u32, 0, "mem")
+                off = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, FlatReader.u32, 0, "off")
+                off += r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_HIGH, FlatReader.u32, 0, "off") << 32
+            tensors[i] = {"sizes": list(sizes), "dtype": dtype, "nbytes": nbytes, "mem_id": mem, "offset": off}
+        elif tag in (S.KERNEL_TYPES_TENSOR_LIST, S.KERNEL_TYPES_OPTIONAL_TENSOR_LIST):
+            s, k = r.vector(pos, S.TENSOR_LIST_ITEMS, 4, "items")
+            lists[i] = [j for j in r.ints(s, k, "i") if j >= 0]
+    ops = operator_names(r, plan, "method")
+    instructions = []
+    s, n_chains = r.vector(plan, S.EXECUTION_PLAN_CHAINS, 4, "chains")
+    if n_chains:
+        chain = r.table_at(s, 0, "chain")
+        si, ni = r.vector(chain, S.CHAIN_INSTRUCTIONS, 4, "instructions")
+        for i in range(ni):
+            ins = r.table_at(si, i, "instruction")
+            if r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, "tag") != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL:
+                continue
+            pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call")
+            op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, "op")
+            sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, "args")
+            raw = r.ints(sa, na, "i")
+            args = []
+            for a in raw:
+                args.extend(lists.get(a, [a]))
+            outs = lists.get(raw[-1], [raw[-1]]) if raw else []  # the return slot names the outputs
+            instructions.append((ops[op], args, outs))
+    io = {}
+    for key, slot in (("inputs", S.EXECUTION_PLAN_INPUTS), ("outputs", S.EXECUTION_PLAN_OUTPUTS)):
+        s, k = r.vector(plan, slot, 4, key)
+        io[key] = list(r.ints(s, k, "i"))
+    s, k = r.vector(plan, S.EXECUTION_PLAN_NON_CONST_BUFFER_SIZES, 8, "sizes")
+    arenas = [r.i64(s + 8 * j, "sizes") for j in range(1, k)]
+    return program, tensors, instructions, io, arenas
+
+
+def lifetimes(tensors, instructions, io):
+    """Live intervals of the planned bytes, from the instruction list alone.
+
+    Several values may name the same bytes (a view, an in-place output), so
+    liveness is followed per place (memory id, offset): a segment starts where
+    an instruction writes there (an output, named by the return slot; inputs
+    are written before step 0) and lasts to the last read before the next
+    write (outputs are read after the last step). Returns a list of
+    {"value", "start", "end", "mem_id", "offset", "nbytes"} segments.
+    """
+    n = len(instructions)
+    events = {}  # (mem_id, offset) -> [(step, is_write, value)]
+
+    def note(i, step, write):
+        t = tensors.get(i)
+        if t is not None and t["mem_id"] is not None and t["nbytes"]:
+            events.setdefault((t["mem_id"], t["offset"]), []).append((step, write, i))
+
+    for i in io["inputs"]:
+        note(i, -1, True)
+    for step, (_, args, outs) in enumerate(instructions):
+        for a in args:
+            if a not in outs:
+                note(a, step, False)
+        for o in outs:
+            note(o, step, True)
+    for o in io["outputs"]:
+        note(o, n, False)
+    segments = []
+    for (mem, off), evs in events.items():
+        evs.sort(key=lambda e: (e[0], e[1]))  # at one step reads come before the write
+        seg = None
+        for step, write, i in evs:
+            if write or seg is None:
+                seg = {"value": i, "start": step, "end": step, "mem_id": mem, "offset": off, "nbytes": tensors[i]["nbytes"]}
+                segments.append(seg)
+            else:
+                seg["end"] = step
+                seg["nbytes"] = max(seg["nbytes"], tensors[i]["nbytes"])
+    return segments
+
+
+def live_bytes(segments, n_steps):
+    """Bytes in use at each step: the union of the byte ranges of the segments
+    alive there, per memory id."""
+    out = []
+    for step in range(-1, n_steps + 1):
+        ranges = {}
+        for g in segments:
+            if g["start"] <= step <= g["end"]:
+                ranges.setdefault(g["mem_id"], []).append((g["offset"], g["offset"] + g["nbytes"]))
+        total = 0
+        for rs in ranges.values():
+            end = None
+            for lo, hi in sorted(rs):
+                if end is None or lo >= end:
+                    total += hi - lo
+                    end = hi
+                elif hi > end:
+                    total += hi - end
+                    end = hi
+        out.append(total)
+    return out
+
+
+def _mpy_size(obj, seen, skip):
+    """Bytes MicroPython's heap holds for obj and what only it references."""
+    if id(obj) in seen or id(obj) in skip or obj is None or isinstance(obj, (bool, int, str, type)) or callable(obj):
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, float):
+        return _BLOCK
+    if isinstance(obj, tuple):
+        return _blocks(_WORD * (2 + len(obj))) + sum(_mpy_size(x, seen, skip) for x in obj)
+    if isinstance(obj, list):
+        # Index tables (ints) are built by appending: MicroPython doubles a
+        # list's capacity from 4 as it grows. Value lists are made at their size.
+        cap = len(obj)
+        if obj and all(type(x) is int for x in obj):
+            cap = 4
+            while cap < len(obj):
+                cap *= 2
+        return _blocks(_WORD * 4) + _blocks(_WORD * cap) + sum(_mpy_size(x, seen, skip) for x in obj)
+    if isinstance(obj, memoryview):
+        return _blocks(_WORD * 4)  # a typed view (uctypes array on MicroPython); its bytes live elsewhere
+    if isinstance(obj, (bytes, bytearray)):
+        return _blocks(_WORD * 4) + _blocks(len(obj))
+    if isinstance(obj, array):
+        return _blocks(_WORD * 4) + _blocks(obj.itemsize * len(obj))
+    if isinstance(obj, range):
+        return _blocks(_WORD * 4)
+    if hasattr(obj, "__dict__"):  # an instance: object plus its attribute table
+        d = vars(obj)
+        return _blocks(_WORD * 4) + _blocks(2 * _WORD * 7) + sum(_mpy_size(x, seen, skip) for x in d.values())
+    return _blocks(_WORD * 4)
+
+
+# The viper soft-float steps of the unix port (portable_kernels.util.emitters.WIDE,
+# false on the host) keep more than the bytecode steps the host builds: a
+# control array and a longer context per call, and shared scratch words.
+_FAST_MM = ("aten::mm.out", "aten::addmm.out", "aten::bmm.out")
+_FAST_CONV = "aten::convolution.out"
+_FAST_EXTREME = ("aten::amax.out", "aten::amin.out")
+
+
+def _recording_registry(calls):
+    """The kernel registry with every kernel wrapped to note (op, args)."""
+    import sys
+    import types
+
+    from mpy_et.kernels import _import
+    from portable_kernels.registry import KERNELS
+
+    mod = types.ModuleType("_mpy_et_inspect_kernels")
+    reg = {}
+    for i, (op, (module, fn)) in enumerate(sorted(KERNELS.items())):
+
+        def wrap(*args, _op=op, _entry=(module, fn)):
+            calls.append((_op, args))
+            return _import(*_entry)(*args)
+
+        setattr(mod, "k%d" % i, wrap)
+        reg[op] = (mod.__name__, "k%d" % i)
+    sys.modules[mod.__name__] = mod
+    return reg
+
+
+def _fast_path_extra(calls):
+    """Bytes the unix port's viper steps keep beyond the host's bytecode steps
+    (mirrors op_mm.viper_step and op_convolution._viper_step; transposed
+    convolutions are not counted)."""
+    extra = 0
+    roles = {}
+
+    def role(name, words):
+        roles[name] = max(roles.get(name, 0), words)
+
+    for op, args in calls:
+        out = args[-1]
+        if getattr(out, "dtype", None) != dtypes.FLOAT or not out.numel:
+            continue
+        if op in _FAST_MM:
+            a = args[1] if op == "aten::addmm.out" else args[0]
+            k = a.sizes[-1]
+            if op == "aten::addmm.out" and (args[4] != 1 or args[3] not in (0, 1)):
+                continue
+            if 0 < k < 0x4000 and a.numel:
+                extra += _blocks(_WORD * 4) + _blocks(4 * 9) + _blocks(_WORD * 11)
+                rows = k if k <= 256 else 1  # f32_mm_viper.ROW_WORDS: longer rows are decoded as read
+                role("mm mantissas", rows)
+                role("mm exponents", rows)
+        elif op in _FAST_EXTREME:  # arrays of offsets instead of the bytecode step's lists
+            from portable_kernels.util.reduce_extreme import extreme
+
+            x = args[0]
+            ko, ro = extreme(x, args[1], args[2], out, "amax")
+            if ko:
+                fast = _blocks(_WORD * 8) + 2 * _blocks(_WORD * 4) + _blocks(4 * len(ko)) + _blocks(4 * len(ro))
+                extra += fast - _blocks(_WORD * 6) - _mpy_size(ko, set(), set()) - _mpy_size(ro[1:], set(), set())
+        elif op == _FAST_CONV and not args[6]:
+            weight, groups = args[1], args[8]
+            k = 1
+            for d in weight.sizes[1:]:
+                k *= d
+            opg = weight.sizes[0] // groups
+            if k >= 0x4000:
+                continue
+            extra += _blocks(_WORD * 4) + _blocks(4 * 19) + _blocks(_WORD * 12)
+            if weight.sizes[1] == 1 and opg == 1:
+                role("conv weight mantissas", k)
+                role("conv weight exponents", k)
+            else:
+                most = max(1, 8192 // k)  # f32_conv_viper.chunk_channels
+                chunks = (opg + most - 1) // most
+                chunk = (opg + chunks - 1) // chunks
+                for name, words in (("conv mantissas", k), ("conv exponents", k)):
+                    role(name, words)
+                for name in ("conv weight mantissas", "conv weight exponents"):
+                    role(name, chunk * k)
+    return extra + sum(_blocks(_WORD * 4) + _blocks(4 * w) for w in roles.values())
+
+
+def predicted_load_heap(program, method="forward"):
+    """Heap a loaded method keeps on the unix port, arena included, predicted by
+    loading it on the host and sizing the objects as MicroPython lays them out
+    (plus what the port's viper steps keep: _fast_path_extra)."""
+    from portable_kernels.util import scratch
+
+    scratch.reset()  # count the shared scratch lists this program's layers need, once
+    calls = []
+    m = program.load_method(method, registry=_recording_registry(calls))
+    skip = {id(program.buf), id(program), id(program.reader)}
+    seen = set()
+    total = sum(_blocks(_WORD * 4) + _blocks(len(b)) for b in m.buffers)
+    seen.update(id(b) for b in m.buffers)
+    for part in (m._steps, m._ctxs):  # preallocated at their final length
+        seen.add(id(part))
+        total += _blocks(_WORD * 4) + _blocks(_WORD * len(part)) + sum(_mpy_size(x, seen, skip) for x in part)
+    for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes):
+        total += _mpy_size(part, seen, skip)
+    total += _blocks(_WORD * 4) + _blocks(2 * _WORD * len(m._op_names)) + sum(_blocks(len(n) + 17) for n in m._op_names)
+    return total + _METHOD_OVERHEAD + _fast_path_extra(calls)
+
+
+def inspect(data, method="forward"):
+    """A dict describing what a .pte needs on the device.
+
+    Keys: planned_bytes, memory_ids (bytes per memory id 1..n),
+    lower_bound_bytes (most bytes live at one step), plan_efficiency
+    (planned / lower bound), constant_bytes, operators, instructions,
+    predicted_load_heap_bytes (what load_method keeps on the unix port,
+    arena included), steps (live bytes per step) and tensors (planned
+    tensors with lifetime, memory id, offset and size, for plots).
+    """
+    program, tensors, instructions, io, arenas = read_plan(data, method)
+    segments = lifetimes(tensors, instructions, io)
+    live = live_bytes(segments, len(instructions))
+    bound = max(live, default=0)
+    planned = sum(arenas)
+    return {
+        "method": method,
+        "planned_bytes": planned,
+        "memory_ids": {j + 1: size for j, size in enumerate(arenas)},
+        "lower_bound_bytes": bound,
+        "plan_efficiency": planned / bound if bound else 1.0,
+        "constant_bytes": program.constant_size,
+        "program_bytes": len(data) if not isinstance(data, str) else None,
+        "operators": sorted({op for op, _, _ in instructions}),
+        "instructions": len(instructions),
+        "predicted_load_heap_bytes": predicted_load_heap(program, method),
+        "steps": live,
+        "tensors": sorted(segments, key=lambda g: (g["mem_id"], g["start"], g["offset"])),
+    }
+
+
+def report(info):
+    """The readable form of inspect()'s dict."""
+    lines = [
+        "method %s: %d instructions, %d operators" % (info["method"], info["instructions"], len(info["operators"])),
+        "planned arena: %d bytes (%s); lower bound %d bytes; plan / bound = %.3f"
+        % (
+            info["planned_bytes"],
+            ", ".join("memory id %d: %d B" % kv for kv in info["memory_ids"].items()) or "none",
+            info["lower_bound_bytes"],
+            info["plan_efficiency"],
+        ),
+        "constants: %d bytes (read in place from the program)" % info["constant_bytes"],
+        "predicted heap kept by load_method (unix port, arena included): %d bytes" % info["predicted_load_heap_bytes"],
+        "operators: %s" % ", ".join(info["operators"]),
+    ]
+    return "\n".join(lines)
+
+
+def plot(info, path):
+    """Draw the plan: each tensor a box over (instruction step x offset)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise RuntimeError("--plot needs matplotlib: pip install 'mpy-et[bench]' or pip install matplotlib") from e
+    ids = sorted(info["memory_ids"]) or [1]
+    fig, axes = plt.subplots(len(ids), 1, figsize=(10, 3 * len(ids)), squeeze=False)
+    for ax, mem in zip(axes[:, 0], ids):
+        for t in info["tensors"]:
+            if t["mem_id"] == mem:
+                ax.add_patch(plt.Rectangle((t["start"] - 0.45, t["offset"]), t["end"] - t["start"] + 0.9, t["nbytes"], alpha=0.5, ec="k"))
+        ax.set_xlim(-1.5, info["instructions"] + 0.5)
+        ax.set_ylim(0, max(info["memory_ids"].get(mem, 1), 1))
+        ax.set_xlabel("instruction")
+        ax.set_ylabel("offset (bytes), memory id %d" % mem)
+    axes[0, 0].set_title("%s: %d B planned, lower bound %d B" % (info["method"], info["planned_bytes"], info["lower_bound_bytes"]))
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def summary(data):
+    """A few lines: methods, operators, instruction count, planned and constant bytes."""
+    program = Program.load(data)
+    lines = []
+    for name in program.method_names:
+        m = program.load_method(name)
+        ops = sorted({op for _, op in m.step_ops()})
+        lines.append(
+            "method %s: %d inputs, %d outputs, %d instructions, planned arena %d bytes, constants %d bytes"
+            % (name, m.inputs_size(), m.outputs_size(), len(m.step_ops()), m.planned_bytes, program.constant_size)
+        )
+        lines.append("  operators: %s" % ", ".join(ops))
+    return "\n".join(lines)

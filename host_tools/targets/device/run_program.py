@@ -1,0 +1,154 @@
+# Runs on the target (CPython or MicroPython). host_tools.run (host_tools/targets/run.py) stages this with
+# job.json, the .pte and raw input files in DATA_DIR (a global set before this
+# runs); it prints one line "MPY_ET_RESULT <json>" with outputs and stats.
+import gc
+import json
+import sys
+
+import mpy_et
+from mpy_et.port import IS_MICROPYTHON, ticks_diff, ticks_us
+from mpy_et.tensor import Tensor
+
+if IS_MICROPYTHON:
+    import micropython
+
+    def allocated():
+        return micropython.mem_total()
+
+    def used():
+        if "GC_DISABLED" in globals():
+            return None  # collecting is unsafe there: see host_tools/targets/ports.py
+        gc.collect()
+        return gc.mem_alloc()
+
+    def free():
+        return None if "GC_DISABLED" in globals() else gc.mem_free()
+
+else:
+
+    def allocated():
+        return None
+
+    def used():
+        return None
+
+    def free():
+        return None
+
+
+def delta(a, b):
+    return None if a is None else b - a
+
+
+try:
+    from binascii import hexlify as _hex
+except ImportError:  # a port without binascii
+    _hex = None
+
+
+def hexlify(view):
+    if _hex is not None:
+        return _hex(view).decode()  # in C: one string, not one per byte
+    return "".join("%02x" % b for b in bytes(view))
+
+
+def main(job):
+    heap0 = used()
+    free0 = free()
+    t0 = ticks_us()
+    # job["pte"]: relative to DATA_DIR, or absolute (a program already on the board: ROMFS, a flashed dist)
+    pte = job["pte"] if job["pte"].startswith("/") else DATA_DIR + "/" + job["pte"]  # noqa: F821 (set by the runner)
+    program = mpy_et.Program.load(pte, job.get("stream", False))
+    heap1 = used()
+    t1 = ticks_us()
+    method = program.load_method(job["method"])  # first load imports kernel modules
+    t2 = ticks_us()
+    heap2 = used()
+    free2 = free()
+    # Load again for the runtime's own cost (as with frozen or cached kernels).
+    del method
+    scratch = sys.modules.get("portable_kernels.util.scratch")
+    if scratch is not None:
+        scratch.reset()  # so the second load counts the shared scratch its layers need
+    heap3 = used()
+    a1 = allocated()
+    t3 = ticks_us()
+    method = program.load_method(job["method"])
+    t4 = ticks_us()
+    load_alloc = delta(a1, allocated())
+    heap4 = used()
+    given = []
+    for spec in job["inputs"]:
+        with open(DATA_DIR + "/" + spec["file"], "rb") as f:  # noqa: F821
+            t = Tensor(spec["dtype"], tuple(spec["sizes"]))
+            t.bind(f.read(), 0)
+            given.append(t)
+
+    def set_inputs():
+        # A program may reuse its input bytes for later tensors (ExecuTorch's
+        # planner does): set the inputs before every execute().
+        for i, t in enumerate(given):
+            method.set_input(i, t)
+
+    set_inputs()
+    method.execute()  # warm-up
+    set_inputs()
+    locked = getattr(method, "lock_heap", False)
+    if locked and IS_MICROPYTHON:
+        # execute() locks the heap itself: mem_total() would also count the
+        # allocations it refused (py/malloc.c counts m_malloc_maybe attempts),
+        # and nothing can be freed or collected while the heap is locked, so
+        # the change of gc.mem_alloc() is exactly what execute() allocated.
+        a0 = gc.mem_alloc()
+        method.execute()
+        execute_heap = gc.mem_alloc() - a0
+    else:
+        a0 = allocated()
+        method.execute()
+        execute_heap = delta(a0, allocated())
+    times = []
+    for _ in range(job["repeat"]):
+        set_inputs()
+        t = ticks_us()
+        method.execute()
+        times.append(ticks_diff(ticks_us(), t))
+    times.sort()
+    heap_lock_ok = None
+    if job["heap_lock"]:
+        set_inputs()
+        micropython.heap_lock()
+        try:
+            method.execute()
+            heap_lock_ok = True
+        except MemoryError:
+            heap_lock_ok = False
+        finally:
+            micropython.heap_unlock()
+    outputs = []
+    for i in range(method.outputs_size()):
+        out = method.output(i)
+        outputs.append({"dtype": out.dtype, "sizes": list(out.sizes), "hex": hexlify(out.buffer)})
+    stats = {
+        "load_us": ticks_diff(t1, t0) + ticks_diff(t4, t3),
+        "program_load_us": ticks_diff(t1, t0),
+        "method_load_us": ticks_diff(t4, t3),
+        "first_method_load_us": ticks_diff(t2, t1),
+        "execute_us": times[len(times) // 2],
+        "execute_us_min": times[0],
+        "execute_heap_bytes": execute_heap,
+        "execute_heap_locked": locked,
+        "arena_bytes": method.planned_bytes,
+        "stream_scratch_bytes": method.stream_scratch_bytes,
+        "program_heap_bytes": delta(heap0, heap1),
+        "first_load_method_heap_bytes": delta(heap1, heap2),
+        "load_method_heap_bytes": delta(heap3, heap4),
+        "load_method_alloc_bytes": load_alloc,
+        "heap_free_before_load": free0,
+        "heap_free_after_load": free2,
+        "heap_lock_ok": heap_lock_ok,
+    }
+    print("MPY_ET_RESULT " + json.dumps({"outputs": outputs, "stats": stats}))
+
+
+with open(DATA_DIR + "/job.json") as f:  # noqa: F821
+    main(json.load(f))

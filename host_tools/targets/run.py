@@ -1,0 +1,157 @@
+"""run(): execute a .pte on a target and bring outputs and stats back."""
+
+import json
+import os
+from dataclasses import dataclass, field
+
+import torch
+
+from host_tools.lowering.ir import SCALAR_TYPES, tensor_bytes
+from host_tools.targets import BOARD_TARGETS, TargetError, run_code
+
+_SCRIPT = os.path.join(os.path.dirname(__file__), "device", "run_program.py")
+_TORCH_DTYPE = {code: dt for dt, code in SCALAR_TYPES.items()}
+_MARK = "MPY_ET_RESULT "
+
+
+@dataclass
+class RunResult:
+    """Outputs (torch tensors) and stats measured inside the target.
+
+    stats keys: load_us (Program.load + load_method), program_load_us,
+    method_load_us (a second load_method: kernel modules already imported),
+    first_method_load_us (the first, importing them), execute_us (median of `repeat` runs), execute_us_min,
+    execute_heap_bytes (bytes allocated by one execute(); None on CPython),
+    execute_heap_locked (every step is allocation-free, so execute() ran with
+    the heap locked: mpy_et/noalloc.py),
+    arena_bytes (planned buffers), program_heap_bytes, load_method_heap_bytes
+    (heap kept after a collection, arena included; unix MicroPython only;
+    first_load_method_heap_bytes includes the imported kernel modules),
+    load_method_alloc_bytes (all bytes load_method allocated, MicroPython
+    targets), heap_free_before_load / heap_free_after_load (gc.mem_free()
+    around Program.load + the first load_method, MicroPython targets),
+    heap_lock_ok (execute() ran under micropython.heap_lock(); None unless
+    asked). Emulated boards count instructions (1 us = 1000 instructions):
+    execute_instructions, load_instructions.
+    """
+
+    outputs: list
+    stats: dict = field(default_factory=dict)
+    target: str = ""
+
+
+def run(
+    pte,
+    inputs,
+    target="cpython",
+    *,
+    method="forward",
+    repeat=3,
+    heap_lock=False,
+    timeout=600,
+    heap_bytes=None,
+    deploy="romfs",
+    stream=False,
+):
+    """Run a program on a target.
+
+    Args:
+        pte: path of a .pte file, or its bytes.
+        inputs: sequence of torch tensors, one per method input.
+        target: "cpython", "unix" (MicroPython unix port), "wasm"
+            (MicroPython WebAssembly, 32-bit, no native emitter) or an
+            emulated board, "cortex-m3" (~220 KB heap) / "cortex-m3-large"
+            (~3.5 MB heap); boards get only the kernels the program needs.
+        method: method name.
+        repeat: timed executions after one warm-up (the median is reported).
+        heap_lock: also run execute() under micropython.heap_lock() and report
+            heap_lock_ok (MicroPython targets only).
+        timeout: seconds.
+        heap_bytes: MicroPython heap size for the unix target.
+        deploy: on boards, "romfs" (compiled .mpy and the .pte in flash) or
+            "mount" (.py sources over mpremote mount).
+        stream: load with Program.load(path, stream=True): constants stay in
+            the file and are read before each instruction that uses them.
+    Returns:
+        RunResult.
+    Raises:
+        TargetError: the target failed; the message carries its traceback.
+    """
+    if heap_lock and target == "cpython":
+        raise ValueError("heap_lock needs a MicroPython target")
+    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream)
+    packages = None
+    if target in BOARD_TARGETS:
+        from host_tools.deploy.selective import device_modules, program_operators
+
+        packages = device_modules(program_operators(files["model.pte"]))
+    stdout = run_code(target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy)
+    res = parse_result(stdout, target)
+    if target in BOARD_TARGETS:  # QEMU -icount shift=0: 1 us of board time = 1000 instructions
+        res.stats["execute_instructions"] = res.stats["execute_us"] * 1000
+        res.stats["load_instructions"] = res.stats["load_us"] * 1000
+    return res
+
+
+def run_dist_unix(dist, pte, inputs, *, heap_bytes=None, repeat=1, timeout=600):
+    """Run a program on unix MicroPython with nothing but a dist from `mpy-et
+    build --target unix-x64` importable (as deployed: .mpy, trimmed kernels)."""
+    import subprocess
+    import tempfile
+
+    from host_tools.targets import micropython_binary
+
+    files, script = job_files(pte, inputs, repeat=repeat)
+    with tempfile.TemporaryDirectory(prefix="mpy_et_dist_") as data:
+        for name, content in files.items():
+            if not isinstance(content, (bytes, bytearray)):
+                with open(content, "rb") as f:
+                    content = f.read()
+            with open(os.path.join(data, name), "wb") as f:
+                f.write(content)
+        main = os.path.join(data, "main.py")
+        with open(main, "w") as f:
+            f.write("DATA_DIR = %r\n" % data + script)
+        cmd = [micropython_binary()] + (["-X", "heapsize=%d" % heap_bytes] if heap_bytes else []) + [main]
+        proc = subprocess.run(cmd, env=dict(os.environ, MICROPYPATH=os.fspath(dist)), capture_output=True, text=True, timeout=timeout)
+    if proc.returncode:
+        raise TargetError("unix (dist %s) exited with code %d:\n%s%s" % (dist, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+    return parse_result(proc.stdout, "unix")
+
+
+def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False):
+    """What a device needs to run a program: (files, script).
+
+    files: dict name -> bytes or host path (model.pte, input<i>.bin, job.json),
+    read by `script` (host_tools/targets/device/run_program.py) from DATA_DIR.
+    """
+    files = {}
+    if isinstance(pte, (bytes, bytearray)):
+        files["model.pte"] = bytes(pte)
+    else:
+        files["model.pte"] = os.fspath(pte)
+    specs = []
+    for i, t in enumerate(inputs):
+        t = t.detach().contiguous()
+        name = "input%d.bin" % i
+        files[name] = tensor_bytes(t)
+        specs.append({"file": name, "dtype": SCALAR_TYPES[t.dtype], "sizes": list(t.shape)})
+    job = {"pte": "model.pte", "method": method, "inputs": specs, "repeat": max(1, repeat), "heap_lock": heap_lock, "stream": stream}
+    files["job.json"] = json.dumps(job).encode()
+    with open(_SCRIPT) as f:
+        return files, f.read()
+
+
+def parse_result(stdout, target):
+    """The RunResult in the output of run_program.py; TargetError if none."""
+    line = next((ln for ln in stdout.splitlines() if ln.startswith(_MARK)), None)
+    if line is None:
+        raise TargetError("%s printed no result:\n%s" % (target, stdout[-4000:]))
+    result = json.loads(line[len(_MARK) :])
+    outputs = []
+    for o in result["outputs"]:
+        dt = _TORCH_DTYPE[o["dtype"]]
+        data = bytearray.fromhex(o["hex"])
+        t = torch.frombuffer(data, dtype=dt) if data else torch.empty(0, dtype=dt)
+        outputs.append(t.reshape(o["sizes"]).clone())
+    return RunResult(outputs, result["stats"], target)

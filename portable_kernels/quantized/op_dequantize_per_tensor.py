@@ -1,0 +1,43 @@
+"""mpy_et_quant::dequantize_per_tensor.out: int8 -> float32 by table lookup.
+
+The host stores the 256 float32 results of PyTorch's dequantize_per_tensor
+for -128..127; the step copies each one's 4 bytes: bit-identical, no float
+arithmetic, no allocation."""
+
+from mpy_et import dtypes, noalloc
+from portable_kernels.quantized import requant as q_requant
+from portable_kernels.quantized.requant import check_int8
+from portable_kernels.util import checks
+
+
+def dequantize_per_tensor_out(x, table, scale, zero_point, out):
+    what = "mpy_et_quant::dequantize_per_tensor"
+    check_int8(x, what + " input")
+    checks.is_tensor(out, what + " out")
+    checks.dtype_in(out, (dtypes.FLOAT,), what + " out")
+    checks.same_shape(x, out, what)
+    checks.is_tensor(table, what + " table")
+    checks.dtype_in(table, (dtypes.FLOAT,), what + " table")
+    if tuple(table.sizes) != (256,):
+        checks.fail("%s: table must be float32[256] (values of -128..127), got %s" % (what, checks.shape_str(table)))
+    if out.numel == 0:
+        return None
+    if q_requant.use_viper:
+        from portable_kernels.native import q_elementwise_viper
+
+        return q_elementwise_viper.prepare_dequantize(x, table, out)
+    return _dequantize, (x.data, table.buf, table.offset + 512, out.buf, out.offset, out.numel)
+
+
+def _dequantize(ctx):
+    xd, tb, t0, ob, o, n = ctx
+    for i in range(n):
+        t = t0 + 4 * xd[i]  # entry of value v at t0 + 4 * v (t0: entry of 0)
+        ob[o] = tb[t]
+        ob[o + 1] = tb[t + 1]
+        ob[o + 2] = tb[t + 2]
+        ob[o + 3] = tb[t + 3]
+        o += 4
+
+
+noalloc.mark(_dequantize)

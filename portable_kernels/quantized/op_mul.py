@@ -1,0 +1,38 @@
+"""mpy_et_quant::mul.out: int8 * int8 (same shapes), requantized:
+    out = clamp(zo + requant((a - za) * (b - zb)), out_min, out_max).
+Does not allocate in the step (viper: native/q_mul_lut_viper.py)."""
+
+from mpy_et import noalloc
+from portable_kernels.quantized import requant as q_requant
+from portable_kernels.quantized.requant import check_int8, requant, scalar_params, zero_point
+from portable_kernels.util import checks
+
+
+def mul_out(a, b, a_zp, b_zp, multiplier, shift, limit, out_zp, out_min, out_max, out):
+    what = "mpy_et_quant::mul"
+    for t, name in ((a, "a"), (b, "b"), (out, "out")):
+        check_int8(t, "%s %s" % (what, name))
+    checks.same_shape(a, b, what)
+    checks.same_shape(a, out, what)
+    scalar_params(multiplier, shift, limit, what)
+    za, zb, zo = (
+        zero_point(v, "%s %s" % (what, n)) for v, n in ((a_zp, "a_zero_point"), (b_zp, "b_zero_point"), (out_zp, "out_zero_point"))
+    )
+    lo, hi = zero_point(out_min, what + " out_min"), zero_point(out_max, what + " out_max")
+    if out.numel == 0:
+        return None
+    if q_requant.use_viper:
+        from portable_kernels.native import q_mul_lut_viper
+
+        return q_mul_lut_viper.prepare_mul(a, b, out, za, zb, multiplier, shift, limit, zo, lo, hi)
+    return _mul, (a.data, b.data, out.data, out.numel, za, zb, multiplier, shift, limit, zo, lo, hi)
+
+
+def _mul(ctx):
+    ad, bd, od, n, za, zb, m, s, lim, zo, lo, hi = ctx
+    for i in range(n):
+        q = zo + requant((ad[i] - za) * (bd[i] - zb), m, s, lim)
+        od[i] = lo if q < lo else (hi if q > hi else q)
+
+
+noalloc.mark(_mul)

@@ -1,0 +1,74 @@
+"""int8 helpers shared by the mpy_et_quant kernels (portable_kernels/q_*.py).
+
+Requantization, exactly as host_tools/quantize/ref.py defines it:
+    out = clamp(zp + floor((clamp(acc, -L, L) * M + 2**(s-1)) / 2**s), lo, hi)
+evaluated so that no intermediate reaches 2**30 (small ints on 32-bit ports:
+nothing allocates): s <= 21 directly, s >= 22 with acc split in 15-bit halves.
+
+HAS_VIPER: the port has a native emitter (portable_kernels/util/emitters.py);
+only then is a viper module (q_*_viper.py) imported.
+"""
+
+from mpy_et import dtypes
+from portable_kernels.util import checks
+from portable_kernels.util.emitters import HAS_NATIVE as HAS_VIPER
+
+# Kernels loaded while this is False take the pure-Python reference path
+# (tests switch it to compare both on one port).
+use_viper = HAS_VIPER
+SPLIT_FROM = 22
+
+
+def requant(acc, m, s, lim):
+    """floor((clamp(acc, -lim, lim) * m + 2**(s-1)) / 2**s). Does not allocate."""
+    if acc > lim:
+        acc = lim
+    elif acc < -lim:
+        acc = -lim
+    if s < SPLIT_FROM:
+        return (acc * m + (1 << (s - 1))) >> s
+    return ((acc >> 15) * m + (((acc & 0x7FFF) * m) >> 15) + (1 << (s - 16))) >> (s - 15)
+
+
+def check_int8(t, what):
+    checks.is_tensor(t, what)
+    checks.dtype_in(t, (dtypes.CHAR,), what)
+
+
+def scalar_params(m, s, lim, what):
+    """Validate one (multiplier, shift, limit) triple (load time)."""
+    for v, name in ((m, "multiplier"), (s, "shift"), (lim, "limit")):
+        if not isinstance(v, int) or isinstance(v, bool):
+            checks.fail("%s: %s must be an int, got %r" % (what, name, v))
+    # a multiplier above 2**15 only with the direct evaluation (|acc * M| stays < 2**30 by the limit)
+    if not (
+        0 <= m <= (1 << 15 if s >= SPLIT_FROM else 1 << 22)
+        and 15 <= s <= 44
+        and 0 <= lim <= 1 << 29
+        and (s >= SPLIT_FROM or lim * m < 1 << 30)
+    ):
+        checks.fail("%s: requantization (multiplier %d, shift %d, limit %d) outside its 32-bit-safe ranges" % (what, m, s, lim))
+
+
+def zero_point(v, what):
+    if not isinstance(v, int) or isinstance(v, bool) or not -128 <= v <= 127:
+        checks.fail("%s must be an int in -128..127, got %r" % (what, v))
+    return v
+
+
+def channel_params(requant_t, n, what):
+    """Lists (M, s, L) per channel from an int32 [n, 3] tensor (load time)."""
+    checks.is_tensor(requant_t, what + " requant")
+    checks.dtype_in(requant_t, (dtypes.INT,), what + " requant")
+    if tuple(requant_t.sizes) != (n, 3):
+        checks.fail(
+            "%s: requant must be int32[%d, 3] (multiplier, shift, limit per channel), got %s" % (what, n, checks.shape_str(requant_t))
+        )
+    d = requant_t.data
+    ms, ss, ls = [], [], []
+    for c in range(n):
+        scalar_params(d[3 * c], d[3 * c + 1], d[3 * c + 2], "%s channel %d" % (what, c))
+        ms.append(d[3 * c])
+        ss.append(d[3 * c + 1])
+        ls.append(d[3 * c + 2])
+    return ms, ss, ls

@@ -1,0 +1,68 @@
+"""Steps for float32 add / sub / mul through f32_arith_viper on ports with
+64-bit native words (emitters.WIDE): bit for bit the bytecode steps'
+results, without a float object per element. Elsewhere (and for other
+dtypes) `steps` returns None and the kernel keeps its bytecode steps.
+
+At an inf or NaN operand the viper function stops; the rest of that row
+runs here in bytecode (`_tail`), so inf/NaN results are torch's.
+"""
+
+from mpy_et import dtypes
+from mpy_et.tensor import addressable
+from portable_kernels.util import loops
+from portable_kernels.util.emitters import WIDE
+
+binary = None  # f32_arith_viper.binary, once a step uses it
+ADD = 0
+SUB = 1
+MUL = 2
+# Below this many elements the bytecode step is as fast and its context smaller
+# (a 1,000-instruction chain of one-element ops must still load in 256 KB).
+_MIN_ELEMENTS = 8
+
+
+def steps(a, b, out, op, plan):
+    """(step, ctx) for out = a OP b (plan: loops.broadcast's), or None."""
+    if not WIDE or out.numel < _MIN_ELEMENTS or not addressable(a, b, out):
+        return None
+    for t in (a, b, out):
+        if t.dtype != dtypes.FLOAT:
+            return None
+    global binary
+    from portable_kernels.native.f32_arith_viper import binary  # imported when first needed (load time)
+
+    if plan is None:
+        return _flat, (a.data, b.data, out.data, op, out.numel)
+    plan, n, sa, sb = plan
+    return loops.run_rows, loops.rows_ctx(_row, (a.data, b.data, out.data, op, n, sa, sb), plan)
+
+
+def _flat(ctx):
+    a, b, o, op, n = ctx
+    done = binary(a, b, o, op, n, 0, 0, 0, 1, 1)
+    if done < n:
+        _tail(a, b, o, op, done, n, 0, 0, 0, 1, 1)
+
+
+def _row(rctx, ia, ib, io):
+    a, b, o, op, n, sa, sb = rctx
+    done = binary(a, b, o, op, n, ia, ib, io, sa, sb)
+    if done < n:
+        _tail(a, b, o, op, done, n, ia, ib, io, sa, sb)
+
+
+def _tail(a, b, o, op, k, n, ia, ib, io, sa, sb):
+    """Elements k.. of a row, in bytecode (an inf/NaN operand)."""
+    ia += k * sa
+    ib += k * sb
+    for i in range(io + k, io + n):
+        x = a[ia]
+        y = b[ib]
+        if op == ADD:
+            o[i] = x + y
+        elif op == SUB:
+            o[i] = x - y
+        else:
+            o[i] = x * y
+        ia += sa
+        ib += sb
