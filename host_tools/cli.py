@@ -11,13 +11,10 @@ import runpy
 import sys
 import warnings
 
+from host_tools.errors import CliError
 from host_tools.targets import TARGETS
 
 _EXAMPLES = os.path.join(os.path.dirname(__file__), "examples")
-
-
-class CliError(Exception):
-    """A problem the user can fix; printed as one line, no traceback."""
 
 
 def _version():

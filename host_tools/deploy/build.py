@@ -17,7 +17,6 @@ sys.path); `mpy-et flash` copies it there.
 """
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -33,13 +32,11 @@ from host_tools.deploy.build_targets import (
     mpy_header,
     safe_name,
 )
+from host_tools.deploy.dist import FORMAT, MANIFEST, ROMFS_IMAGE, build_image_of_dist, read_manifest, write_manifest  # noqa: F401 (read_manifest: public here too)
 from host_tools.deploy.selective import device_modules, program_operators
 from host_tools.device_packages import DEVICE_PACKAGES, all_modules, module_files
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MANIFEST = "manifest.json"
-ROMFS_IMAGE = "romfs.img"
-FORMAT = "mpy-et-dist/1"
 _OWN_FILES = (MANIFEST, "package.json", ROMFS_IMAGE)
 
 
@@ -209,16 +206,6 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
     return manifest
 
 
-def build_image_of_dist(out, manifest, build_image):
-    """A ROMFS image of the dist's device files (not its json or an old image)."""
-    with tempfile.TemporaryDirectory(prefix="mpy_et_romfs_") as tmp:
-        for entry in manifest["files"]:
-            dst = os.path.join(tmp, *entry["path"].split("/"))
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copyfile(os.path.join(out, *entry["path"].split("/")), dst)
-        return build_image(tmp)
-
-
 def _kind(path):
     if path.endswith(".pte"):
         return "program"
@@ -275,22 +262,4 @@ def _manifest(target, programs, operators, out, dropped, rebuild, full):
         manifest["mpy_arches"] = sorted({f["mpy_arch"] or "bytecode" for f in files if "mpy_arch" in f})
     else:
         manifest["why_py"] = CIRCUITPYTHON_WHY
-    return manifest
-
-
-def write_manifest(out, manifest):
-    with open(os.path.join(out, MANIFEST), "w") as f:
-        json.dump(manifest, f, indent=1, sort_keys=True)
-        f.write("\n")
-
-
-def read_manifest(dist):
-    """The manifest of a dist directory; BuildError if it is not one."""
-    path = os.path.join(dist, MANIFEST)
-    if not os.path.isfile(path):
-        raise BuildError("%s is not a dist: no %s (make one with `mpy-et build`)" % (dist, MANIFEST))
-    with open(path) as f:
-        manifest = json.load(f)
-    if manifest.get("format") != FORMAT:
-        raise BuildError("%s: format %r, expected %r (rebuild the dist)" % (path, manifest.get("format"), FORMAT))
     return manifest

@@ -19,7 +19,7 @@ def _progress(msg):
 
 
 def _cli_error(e):
-    from host_tools.cli import CliError
+    from host_tools.errors import CliError
 
     return CliError(str(e))
 
@@ -158,8 +158,8 @@ def cmd_freeze(args):
 
 
 def cmd_mip(args):
-    from host_tools.deploy.build import read_manifest
     from host_tools.deploy.build_targets import BuildError
+    from host_tools.deploy.dist import read_manifest
     from host_tools.deploy.mip_package import write_package_json
 
     try:

@@ -23,7 +23,7 @@ import hashlib
 import io
 import os
 
-from host_tools.deploy.build import read_manifest
+from host_tools.deploy.dist import read_manifest
 
 PART = ".part"
 CHUNK = 2048  # bytes per raw-REPL command, compiled on the board as a string literal

@@ -99,7 +99,7 @@ def _on_board(port, dist, manifest, code, romfs_image):
         raise TargetError(why)
     with tempfile.TemporaryDirectory(prefix="mpy_et_ram_") as tmp:
         if romfs_image is None:
-            from host_tools.deploy.build import build_image_of_dist
+            from host_tools.deploy.dist import build_image_of_dist
             from host_tools.deploy.romfs import build_image
 
             romfs_image = os.path.join(tmp, "rom.img")

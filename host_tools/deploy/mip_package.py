@@ -51,7 +51,7 @@ def check_package_json(dist, package):
     a dist file with the manifest's sha256."""
     import hashlib
 
-    from host_tools.deploy.build import read_manifest
+    from host_tools.deploy.dist import read_manifest
 
     problems = []
     for key in ("urls", "hashes", "deps"):

@@ -18,7 +18,7 @@ from host_tools.lowering.lower import Lowering, where
 from host_tools.quantize import ops as quant_ops
 from host_tools.quantize import ref as quant_ref
 from host_tools.quantize.fuse_rows import RowPatterns, node_arg, node_shape
-from host_tools.quantize.pt2e import LOG_SOFTMAX, LUT
+from host_tools.quantize.op_sets import LOG_SOFTMAX, LUT
 
 _aten = torch.ops.aten
 _qd = torch.ops.quantized_decomposed

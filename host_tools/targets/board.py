@@ -37,7 +37,7 @@ import threading
 import time
 
 from host_tools.deploy import romfs
-from host_tools.targets import TargetError, shared_boards_dir, stage_files
+from host_tools.targets.common import TargetError, shared_boards_dir, stage_files
 
 # target name -> (firmware file, GC heap bytes)
 BOARDS = {

@@ -19,10 +19,10 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
+from portable_kernels.util import scratch
 
 
 def prepare(x, weight, params, geom, tail, out):
-    from portable_kernels.native.q_conv_viper import _shared
 
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     wd = weight.data
@@ -31,7 +31,7 @@ def prepare(x, weight, params, geom, tail, out):
         wb[i] = wd[i] + 128
     wp, hp = w + 2 * pw, h + 2 * ph
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, 1 << 30])
-    return _step, (x.buf, wb, out.buf, params, g, _shared("col", cpg * wp * hp), _shared("acc", oh * ow))
+    return _step, (x.buf, wb, out.buf, params, g, scratch.rows("col", cpg * wp * hp), scratch.rows("acc", oh * ow))
 
 
 def _step(ctx):

@@ -14,6 +14,7 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
+from portable_kernels.util import scratch
 from portable_kernels.util.emitters import HAS_THUMB
 
 
@@ -122,7 +123,6 @@ def _prepare_thumb(x, weight, params, geom, tail, out):
     padded buffer, q_dw_thumb.dw3x3 computes every window's dot product with
     signed taps, q_requant_thumb.rows requantizes. Same integers as the other steps:
     sum(xb * w) = sum(xb * wb) - 128 * sum(xb) (params' constant is kept)."""
-    from portable_kernels.native.q_conv_viper import _shared
     from portable_kernels.native.q_dw_thumb import dw3x3, pad_plane
     from portable_kernels.native.q_requant_thumb import make_ctl, rows
 
@@ -134,7 +134,7 @@ def _prepare_thumb(x, weight, params, geom, tail, out):
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp])
     # requantized by q_requant_thumb.rows as one channel of oh * ow pixels whose patch sums are 0
     rqctl = make_ctl(params, ch, 1, oh * ow, oh * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
-    zeros = _shared("zero", oh * ow)  # never written
+    zeros = scratch.rows("zero", oh * ow)  # never written
     pctl = array("i", [0, w, h, pw, ph * wp, (hp - h - ph) * wp, tail[0], 0])  # q_dw_thumb.pad_plane's
     ctx = (
         x.buf,
@@ -142,8 +142,8 @@ def _prepare_thumb(x, weight, params, geom, tail, out):
         out.buf,
         params,
         g,
-        _shared("col", wp * hp),
-        _shared("acc", oh * ow),
+        scratch.rows("col", wp * hp),
+        scratch.rows("acc", oh * ow),
         ctl,
         dw3x3,
         rows,
@@ -220,7 +220,6 @@ def _prepare_3x3(x, weight, params, geom, tail, out):
     through three row pointers with constant offsets, dotted with signed taps:
     sum(xb * w) = sum(xb * wb) - 128 * sum(xb), so params' constant is kept and
     no patch sum is needed (padding, zx + 128, cancels in the constant)."""
-    from portable_kernels.native.q_conv_viper import _shared
 
     n, ch, _, _, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     wd = weight.data
@@ -229,7 +228,7 @@ def _prepare_3x3(x, weight, params, geom, tail, out):
         wb[i] = wd[i] + 128
     wp, hp = w + 2 * pw, h + 2 * ph
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp])
-    return _step_3x3, (x.buf, wb, out.buf, params, g, _shared("col", wp * hp))
+    return _step_3x3, (x.buf, wb, out.buf, params, g, scratch.rows("col", wp * hp))
 
 
 def _step_3x3(ctx):

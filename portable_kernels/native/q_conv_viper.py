@@ -33,21 +33,6 @@ from portable_kernels.util.emitters import HAS_THUMB
 _OFF = 1 << 29  # per-channel values are stored non-negative (ptr32 loads zero-extend on 64-bit)
 
 
-# Row buffers shared by every convolution step (steps run one at a time and
-# each overwrites what it reads): the heap keeps the largest layer's, not the
-# sum over layers (grown in place at load; steps look them up from ctx).
-_SHARED = {}
-
-
-def _shared(role, n):
-    buf = _SHARED.get(role)
-    if buf is None:
-        buf = _SHARED[role] = bytearray(0) if role == "col" else array("i")
-    if len(buf) < n:
-        buf.extend(bytearray(n - len(buf)) if role == "col" else array("i", [0] * (n - len(buf))))
-    return buf
-
-
 def _params(weight, biases, ms, ss, ls, zx):
     """Per channel (C + _OFF, M, s, L) as int32 (load time)."""
     oc_n = weight.sizes[0]
@@ -100,7 +85,21 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
 
         gx = q_gather_thumb.prepare(geom, tail[0], kn, kp)
     g.append(1 if gx is not None else 0)  # g[25]: gather with q_gather_thumb
-    ctx = (x.buf, out.buf, params, g, _shared("col", ow * kp), _shared("sx", ow), wb, _shared("acc", ow * opg), ctl, dots, rq, rqctl, gx)
+    ctx = (
+        x.buf,
+        out.buf,
+        params,
+        g,
+        scratch.rows("col", ow * kp),
+        scratch.rows("sx", ow),
+        wb,
+        scratch.rows("acc", ow * opg),
+        ctl,
+        dots,
+        rq,
+        rqctl,
+        gx,
+    )
     return _step, ctx
 
 

@@ -1,4 +1,5 @@
-"""Scratch lists of Python floats shared by every step of every method.
+"""Scratch shared by every step of every method: lists of Python floats,
+word buffers and the int8 convolutions' row buffers.
 
 Steps run one at a time, and every step that borrows a scratch list leaves it
 all 0.0 when it ends (loops.release), so one list per role serves all of them:
@@ -8,8 +9,11 @@ goes from 541 KB to 351 KB).
 A step that needs two lists at once asks for two different roles.
 """
 
+from array import array
+
 _POOLS = {}
 _WORDS = {}
+_ROWS = {}
 
 
 def floats(n, role):
@@ -28,6 +32,7 @@ def reset():
     the next load allocates what its own layers need."""
     _POOLS.clear()
     _WORDS.clear()
+    _ROWS.clear()
 
 
 def words(n, role):
@@ -39,6 +44,19 @@ def words(n, role):
         buf = _WORDS[role] = bytearray(4 * n)
     elif len(buf) < 4 * n:
         buf.extend(bytes(4 * n - len(buf)))
+    return buf
+
+
+def rows(role, n):
+    """The int8 convolutions' row buffer `role`, at least n long, shared by
+    every step (steps run one at a time and each overwrites what it reads):
+    "col" is a bytearray, every other role an array of int32 (load time;
+    grown in place, so the heap keeps the largest layer's, not the sum)."""
+    buf = _ROWS.get(role)
+    if buf is None:
+        buf = _ROWS[role] = bytearray(0) if role == "col" else array("i")
+    if len(buf) < n:
+        buf.extend(bytearray(n - len(buf)) if role == "col" else array("i", [0] * (n - len(buf))))
     return buf
 
 
