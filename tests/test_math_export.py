@@ -100,7 +100,7 @@ _IN_PLACE = {
 @pytest.mark.parametrize("op", sorted(_IN_PLACE))
 def test_kernel_runs_in_place(op):
     """The planner may give an elementwise op's out the buffer of its input
-    (host_tools/plan_lifetimes.INPLACE_OPS): the kernel must read each
+    (host_tools/planning/lifetimes.py INPLACE_OPS): the kernel must read each
     element before writing it, integer wrap-around included."""
     from mpy_et.kernels import resolve
 

@@ -1,6 +1,6 @@
 """Placement algorithms: buffers with lifetimes -> offsets in one arena.
 
-Each algorithm takes a list of plan_lifetimes.Buffer and an alignment and
+Each algorithm takes a list of lifetimes.Buffer and an alignment and
 returns {owner: offset}. The planner runs them all and keeps the smallest.
 
 - greedy_by_size: largest first, each at the lowest aligned offset that fits

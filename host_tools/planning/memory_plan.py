@@ -1,11 +1,11 @@
 """Ahead-of-time memory planning: every non-constant tensor gets a memory id
 and an offset so that tensors alive at the same time never share bytes.
 
-plan() builds the buffers (plan_lifetimes: views share their base's buffer,
+plan() builds the buffers (lifetimes.py: views share their base's buffer,
 an elementwise op may write over an input that dies there), sorts them into
 memory ids (pin: inputs, outputs, the largest activations or named tensors
 into a second arena, e.g. internal SRAM vs PSRAM), runs every placement
-algorithm (plan_algorithms) on each memory id and keeps the smallest plan,
+algorithm (algorithms.py) on each memory id and keeps the smallest plan,
 then checks it with verify().
 """
 

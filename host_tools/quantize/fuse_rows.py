@@ -1,6 +1,6 @@
 """Fuser patterns whose integer form works on rows or 256-entry tables:
 bmm, softmax, log_softmax, layer norm, elementwise functions of one input
-(lut) and int8 -> int8 requantization. Mixed into quant_lower.Fuser, whose
+(lut) and int8 -> int8 requantization. Mixed into quantize/lower.py's Fuser, whose
 source / _plain_out / attr / replace they use."""
 
 import torch

@@ -25,7 +25,7 @@ SAME_SCALE = {
     _aten.relu.default,
     _aten.relu_.default,
 }
-# Weighted ops: input, weight (per channel), float bias left to quant_lower.
+# Weighted ops: input, weight (per channel), float bias left to quantize/lower.py.
 WEIGHTED = {_aten.conv2d.default, _aten.conv1d.default, _aten.linear.default}
 # Ops with their own output scale.
 RESCALE = {

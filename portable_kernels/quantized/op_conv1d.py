@@ -1,5 +1,5 @@
 """mpy_et_quant::conv1d.out: int8 1-D convolution (N, C, L), computed by
-q_conv2d's kernels as a height-1 convolution."""
+op_conv2d's kernels as a height-1 convolution."""
 
 from portable_kernels.quantized.op_conv2d import prepare
 from portable_kernels.util import checks

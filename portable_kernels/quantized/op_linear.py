@@ -1,5 +1,5 @@
 """mpy_et_quant::linear.out: int8 fully connected layer, x [..., K] and
-weight [O, K], per-channel requantization: q_conv2d's kernels as a 1x1
+weight [O, K], per-channel requantization: op_conv2d's kernels as a 1x1
 convolution over a 1x1 image with K channels per row."""
 
 from portable_kernels.quantized import op_conv2d as q_conv2d
