@@ -32,7 +32,6 @@ def reset():
     the next load allocates what its own layers need."""
     _POOLS.clear()
     _WORDS.clear()
-    _ROWS.clear()
 
 
 def words(n, role):
@@ -51,7 +50,8 @@ def rows(role, n):
     """The int8 convolutions' row buffer `role`, at least n long, shared by
     every step (steps run one at a time and each overwrites what it reads):
     "col" is a bytearray, every other role an array of int32 (load time;
-    grown in place, so the heap keeps the largest layer's, not the sum)."""
+    grown in place, so the heap keeps the largest layer's, not the sum).
+    reset() leaves them: a later load reuses them, grown where it needs more."""
     buf = _ROWS.get(role)
     if buf is None:
         buf = _ROWS[role] = bytearray(0) if role == "col" else array("i")
