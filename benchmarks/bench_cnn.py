@@ -45,7 +45,7 @@ def main():
     print("%-28s %12.1f %14s" % ("PyTorch eager", torch_us, "%.2fx" % (torch_us / et_us)))
     print("%-28s %12.1f %14s" % ("ExecuTorch portable (C++)", et_us, "1.00x"))
     for target in ("cpython", "unix", "wasm", "cortex-m3"):
-        s = run(pte, inputs, target, repeat=args.repeat if target != "cortex-m3" else 1).stats
+        s = run(pte, inputs, target, repeat=args.repeat if target != "cortex-m3" else 1, reload=True).stats
         if target == "cortex-m3":
             n = s["execute_instructions"]
             print("%-28s %12s %14s" % ("mpy_et on cortex-m3", "n/a", "(emulated)"))

@@ -35,7 +35,7 @@ def main(sizes):
             export_s = time.time() - t
             dist = os.path.join(tmp, "dist")
             build([path], "unix-x64", dist, measure=False)
-            s = run_dist_unix(dist, path, x).stats
+            s = run_dist_unix(dist, path, x, reload=True).stats
             alloc = s["load_method_alloc_bytes"] / n
             kept = (s["load_method_heap_bytes"] - s["arena_bytes"]) / n
             try:

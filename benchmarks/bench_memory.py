@@ -52,7 +52,7 @@ def plan_table(names):
             pte = export(model, inputs)
             ours = inspect(pte)
             theirs = et_planned(model, inputs)
-            measured = run(pte, inputs, "unix", repeat=1, heap_bytes=64 * 1024 * 1024).stats["load_method_heap_bytes"]
+            measured = run(pte, inputs, "unix", repeat=1, heap_bytes=64 * 1024 * 1024, reload=True).stats["load_method_heap_bytes"]
         except Exception as e:  # report and go on: one model's failure is a row, not the end of the table
             print("| %s | failed: %s |" % (name, str(e).splitlines()[0][:100]))
             continue
@@ -79,7 +79,7 @@ def weight_independence():
         model = torch.nn.Sequential(torch.nn.Linear(width, 64), torch.nn.ReLU()).eval()
         x = (torch.randn(1, width),)
         pte = export(model, x)
-        s = run(pte, x, "unix", repeat=1, heap_bytes=8 * 1024 * 1024).stats
+        s = run(pte, x, "unix", repeat=1, heap_bytes=8 * 1024 * 1024, reload=True).stats
         kept.append((len(pte), s["load_method_heap_bytes"] - s["arena_bytes"]))
     print(
         "\nweight independence: .pte %d B keeps %d B; .pte %d B keeps %d B (difference %d B)"

@@ -16,7 +16,7 @@ def test_thousand_instructions_load_in_256k(tmp_path):
     export(model, x, path)
     dist = tmp_path / "dist"
     build([path], "unix-x64", str(dist), measure=False)
-    res = run_dist_unix(dist, path, x, heap_bytes=256 * 1024)
+    res = run_dist_unix(dist, path, x, heap_bytes=256 * 1024, reload=True)
     s = res.stats
     assert s["load_method_alloc_bytes"] / 1000 <= 2048, s["load_method_alloc_bytes"]
     assert (s["load_method_heap_bytes"] - s["arena_bytes"]) / 1000 <= 200, s["load_method_heap_bytes"]

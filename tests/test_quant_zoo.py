@@ -21,7 +21,7 @@ import torch
 from host_tools import export
 from host_tools.quantize.pt2e import quantize_pt2e_int8
 from host_tools.targets import BOARD_TARGETS, run_code, unavailable
-from host_tools.targets.run import job_files, parse_result
+from host_tools.targets.run import job_files, parse_results
 from host_tools.zoo import MODELS, build
 
 CLASSIFIERS = ("ds_cnn", "mobilenet_v1_025", "resnet8", "lenet5", "mlp", "imu_cnn1d")
@@ -108,8 +108,8 @@ def _batched_script(names, heap_lock):
             spec["file"] = name + "_" + spec["file"]
         jobs.append(job)
     head, tail = script.rsplit('with open(DATA_DIR + "/job.json")', 1)
-    assert "main(json.load(f))" in tail, tail
-    loop = "import gc\nfor _job in %r:\n    gc.collect()\n    main(_job)\n" % (jobs,)
+    assert "run(_job)" in tail, tail
+    loop = "import gc\nfor _job in %r:\n    gc.collect()\n    run(_job)\n" % (jobs,)
     return head + loop, files
 
 
@@ -124,9 +124,9 @@ def _run_batch(target, names):
             ops |= set(program_operators(files[name + ".pte"]))
         packages = device_modules(sorted(ops))
     out = run_code(target, script, files, timeout=900, packages=packages)
-    lines = [ln for ln in out.splitlines() if ln.startswith("MPY_ET_RESULT ")]
-    assert len(lines) == len(names), out[-3000:]
-    return {name: parse_result(line, target) for name, line in zip(names, lines)}
+    results = parse_results(out, target)
+    assert len(results) == len(names), out[-3000:]
+    return dict(zip(names, results))
 
 
 @pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "cortex-m3-large"])

@@ -12,23 +12,28 @@ from host_tools.targets import BOARD_TARGETS, TargetError, run_code
 _SCRIPT = os.path.join(os.path.dirname(__file__), "device", "run_program.py")
 _TORCH_DTYPE = {code: dt for dt, code in SCALAR_TYPES.items()}
 _MARK = "MPY_ET_RESULT "
+_OUTPUT = "MPY_ET_OUTPUT "
+_ERROR = "MPY_ET_ERROR "
 
 
 @dataclass
 class RunResult:
     """Outputs (torch tensors) and stats measured inside the target.
 
-    stats keys: load_us (Program.load + load_method), program_load_us,
-    method_load_us (a second load_method: kernel modules already imported),
-    first_method_load_us (the first, importing them), execute_us (median of `repeat` runs), execute_us_min,
+    stats keys: load_us (Program.load + load_method; the second with
+    reload=True), program_load_us, first_method_load_us (load_method,
+    importing the kernel modules), method_load_us (with reload=True: a
+    second load_method, kernel modules already imported; else None),
+    execute_us (median of `repeat` runs), execute_us_min,
     execute_heap_bytes (bytes allocated by one execute(); None on CPython),
     execute_heap_locked (every step is allocation-free, so execute() ran with
     the heap locked: mpy_et/noalloc.py),
-    arena_bytes (planned buffers), program_heap_bytes, load_method_heap_bytes
-    (heap kept after a collection, arena included; unix MicroPython only;
-    first_load_method_heap_bytes includes the imported kernel modules),
-    load_method_alloc_bytes (all bytes load_method allocated, MicroPython
-    targets), heap_free_before_load / heap_free_after_load (gc.mem_free()
+    arena_bytes (planned buffers), program_heap_bytes,
+    first_load_method_heap_bytes (heap kept after a collection, arena and the
+    imported kernel modules included), load_method_heap_bytes (the same for
+    the second load, with reload=True; else None), load_method_alloc_bytes
+    (all bytes the (second) load_method allocated, MicroPython targets),
+    heap_free_before_load / heap_free_after_load (gc.mem_free()
     around Program.load + the first load_method, MicroPython targets),
     heap_lock_ok (execute() ran under micropython.heap_lock(); None unless
     asked). Emulated boards count instructions (1 us = 1000 instructions):
@@ -52,6 +57,7 @@ def run(
     heap_bytes=None,
     deploy="romfs",
     stream=False,
+    reload=False,
 ):
     """Run a program on a target.
 
@@ -72,6 +78,9 @@ def run(
             "mount" (.py sources over mpremote mount).
         stream: load with Program.load(path, stream=True): constants stay in
             the file and are read before each instruction that uses them.
+        reload: load the method a second time (kernel modules imported) and
+            report that load's time and heap too; off by default, so that
+            measuring does not change what fits on a small board.
     Returns:
         RunResult.
     Raises:
@@ -79,7 +88,7 @@ def run(
     """
     if heap_lock and target == "cpython":
         raise ValueError("heap_lock needs a MicroPython target")
-    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream)
+    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload)
     packages = None
     if target in BOARD_TARGETS:
         from host_tools.deploy.selective import device_modules, program_operators
@@ -93,15 +102,16 @@ def run(
     return res
 
 
-def run_dist_unix(dist, pte, inputs, *, heap_bytes=None, repeat=1, timeout=600):
+def run_dist_unix(dist, pte, inputs, *, heap_bytes=None, repeat=1, timeout=600, reload=False):
     """Run a program on unix MicroPython with nothing but a dist from `mpy-et
-    build --target unix-x64` importable (as deployed: .mpy, trimmed kernels)."""
+    build --target unix-x64` importable (as deployed: .mpy, trimmed kernels).
+    reload: as run()'s."""
     import subprocess
     import tempfile
 
     from host_tools.targets import micropython_binary
 
-    files, script = job_files(pte, inputs, repeat=repeat)
+    files, script = job_files(pte, inputs, repeat=repeat, reload=reload)
     with tempfile.TemporaryDirectory(prefix="mpy_et_dist_") as data:
         for name, content in files.items():
             if not isinstance(content, (bytes, bytearray)):
@@ -119,7 +129,7 @@ def run_dist_unix(dist, pte, inputs, *, heap_bytes=None, repeat=1, timeout=600):
     return parse_result(proc.stdout, "unix")
 
 
-def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False):
+def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False, reload=False):
     """What a device needs to run a program: (files, script).
 
     files: dict name -> bytes or host path (model.pte, input<i>.bin, job.json),
@@ -136,22 +146,43 @@ def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=F
         name = "input%d.bin" % i
         files[name] = tensor_bytes(t)
         specs.append({"file": name, "dtype": SCALAR_TYPES[t.dtype], "sizes": list(t.shape)})
-    job = {"pte": "model.pte", "method": method, "inputs": specs, "repeat": max(1, repeat), "heap_lock": heap_lock, "stream": stream}
+    job = {
+        "pte": "model.pte",
+        "method": method,
+        "inputs": specs,
+        "repeat": max(1, repeat),
+        "heap_lock": heap_lock,
+        "stream": stream,
+        "reload": reload,
+    }
     files["job.json"] = json.dumps(job).encode()
     with open(_SCRIPT) as f:
         return files, f.read()
 
 
+def parse_results(stdout, target):
+    """The RunResults in the output of run_program.py, one per run, in order.
+
+    Raises TargetError naming what the device was doing when it printed
+    MPY_ET_ERROR (a heap that ran out) or when it printed no result."""
+    results, outputs = [], []
+    for line in stdout.splitlines():
+        if line.startswith(_OUTPUT):
+            _, i, dtype, sizes, data = (line.split(" ") + [""])[:5]
+            dt = _TORCH_DTYPE[int(dtype)]
+            raw = bytearray.fromhex(data)
+            t = torch.frombuffer(raw, dtype=dt) if raw else torch.empty(0, dtype=dt)
+            outputs.append(t.reshape([int(d) for d in sizes.split(",") if d]).clone())
+        elif line.startswith(_MARK):
+            results.append(RunResult(outputs, json.loads(line[len(_MARK) :]), target))
+            outputs = []
+        elif line.startswith(_ERROR):
+            raise TargetError("%s: %s" % (target, line[len(_ERROR) :]))
+    if not results:
+        raise TargetError("%s printed no result:\n%s" % (target, stdout[-4000:]))
+    return results
+
+
 def parse_result(stdout, target):
     """The RunResult in the output of run_program.py; TargetError if none."""
-    line = next((ln for ln in stdout.splitlines() if ln.startswith(_MARK)), None)
-    if line is None:
-        raise TargetError("%s printed no result:\n%s" % (target, stdout[-4000:]))
-    result = json.loads(line[len(_MARK) :])
-    outputs = []
-    for o in result["outputs"]:
-        dt = _TORCH_DTYPE[o["dtype"]]
-        data = bytearray.fromhex(o["hex"])
-        t = torch.frombuffer(data, dtype=dt) if data else torch.empty(0, dtype=dt)
-        outputs.append(t.reshape(o["sizes"]).clone())
-    return RunResult(outputs, result["stats"], target)
+    return parse_results(stdout, target)[0]

@@ -1,6 +1,11 @@
 # Runs on the target (CPython or MicroPython). host_tools.run (host_tools/targets/run.py) stages this with
 # job.json, the .pte and raw input files in DATA_DIR (a global set before this
-# runs); it prints one line "MPY_ET_RESULT <json>" with outputs and stats.
+# runs). It prints one line per output, "MPY_ET_OUTPUT <index> <dtype> <sizes> <hex>"
+# (the hex written in chunks, never held whole), then "MPY_ET_RESULT <stats json>".
+# The harness must not change what fits: the method is loaded once (a second
+# load, for the runtime's cost with the kernels already imported, only when
+# job["reload"]), and a heap that runs out anywhere ends the run with
+# "MPY_ET_ERROR <what was being done>: ..." naming the free heap.
 import gc
 import json
 import sys
@@ -52,7 +57,37 @@ def hexlify(view):
     return "".join("%02x" % b for b in bytes(view))
 
 
+_CHUNK = 256  # output bytes hexlified per print
+
+
+def print_output(i, t):
+    view = t.buffer
+    print("MPY_ET_OUTPUT %d %d %s " % (i, t.dtype, ",".join(str(d) for d in t.sizes)), end="")
+    for a in range(0, len(view), _CHUNK):
+        print(hexlify(view[a : a + _CHUNK]), end="")
+    print()
+
+
+def read_inputs(job):
+    """The input tensors, each over one buffer of its file's size: read before
+    the program loads, as an application allocates its big buffers first."""
+    given = []
+    for spec in job["inputs"]:
+        with open(DATA_DIR + "/" + spec["file"], "rb") as f:  # noqa: F821
+            buf = bytearray(f.seek(0, 2))
+            f.seek(0)
+            f.readinto(buf)
+        t = Tensor(spec["dtype"], tuple(spec["sizes"]))
+        t.bind(buf, 0)
+        given.append(t)
+    return given
+
+
 def main(job):
+    global PHASE
+    PHASE = "reading the inputs"
+    given = read_inputs(job)
+    PHASE = "loading the program"
     heap0 = used()
     free0 = free()
     t0 = ticks_us()
@@ -60,29 +95,29 @@ def main(job):
     pte = job["pte"] if job["pte"].startswith("/") else DATA_DIR + "/" + job["pte"]  # noqa: F821 (set by the runner)
     program = mpy_et.Program.load(pte, job.get("stream", False))
     heap1 = used()
+    PHASE = "loading the method (kernel imports included)"
     t1 = ticks_us()
+    a1 = allocated()
     method = program.load_method(job["method"])  # first load imports kernel modules
+    load_alloc = delta(a1, allocated())
     t2 = ticks_us()
     heap2 = used()
     free2 = free()
-    # Load again for the runtime's own cost (as with frozen or cached kernels).
-    del method
-    scratch = sys.modules.get("portable_kernels.util.scratch")
-    if scratch is not None:
-        scratch.reset()  # so the second load counts the shared scratch its layers need
-    heap3 = used()
-    a1 = allocated()
-    t3 = ticks_us()
-    method = program.load_method(job["method"])
-    t4 = ticks_us()
-    load_alloc = delta(a1, allocated())
-    heap4 = used()
-    given = []
-    for spec in job["inputs"]:
-        with open(DATA_DIR + "/" + spec["file"], "rb") as f:  # noqa: F821
-            t = Tensor(spec["dtype"], tuple(spec["sizes"]))
-            t.bind(f.read(), 0)
-            given.append(t)
+    t3 = t4 = heap3 = heap4 = None
+    if job.get("reload"):
+        # Load again for the runtime's own cost (as with frozen or cached kernels).
+        PHASE = "loading the method a second time"
+        del method
+        scratch = sys.modules.get("portable_kernels.util.scratch")
+        if scratch is not None:
+            scratch.reset()  # so the second load counts the shared scratch its layers need
+        heap3 = used()
+        a1 = allocated()
+        t3 = ticks_us()
+        method = program.load_method(job["method"])
+        t4 = ticks_us()
+        load_alloc = delta(a1, allocated())
+        heap4 = used()
 
     def set_inputs():
         # A program may reuse its input bytes for later tensors (ExecuTorch's
@@ -90,6 +125,7 @@ def main(job):
         for i, t in enumerate(given):
             method.set_input(i, t)
 
+    PHASE = "executing"
     set_inputs()
     method.execute()  # warm-up
     set_inputs()
@@ -124,15 +160,15 @@ def main(job):
             heap_lock_ok = False
         finally:
             micropython.heap_unlock()
-    outputs = []
+    PHASE = "reporting the results"
     for i in range(method.outputs_size()):
-        out = method.output(i)
-        outputs.append({"dtype": out.dtype, "sizes": list(out.sizes), "hex": hexlify(out.buffer)})
+        print_output(i, method.output(i))
     stats = {
-        "load_us": ticks_diff(t1, t0) + ticks_diff(t4, t3),
+        "load_us": ticks_diff(t1, t0) + (ticks_diff(t2, t1) if t3 is None else ticks_diff(t4, t3)),
         "program_load_us": ticks_diff(t1, t0),
-        "method_load_us": ticks_diff(t4, t3),
+        "method_load_us": None if t3 is None else ticks_diff(t4, t3),
         "first_method_load_us": ticks_diff(t2, t1),
+        "reloaded": bool(job.get("reload")),
         "execute_us": times[len(times) // 2],
         "execute_us_min": times[0],
         "execute_heap_bytes": execute_heap,
@@ -141,14 +177,27 @@ def main(job):
         "stream_scratch_bytes": method.stream_scratch_bytes,
         "program_heap_bytes": delta(heap0, heap1),
         "first_load_method_heap_bytes": delta(heap1, heap2),
-        "load_method_heap_bytes": delta(heap3, heap4),
+        "load_method_heap_bytes": None if heap3 is None else delta(heap3, heap4),
         "load_method_alloc_bytes": load_alloc,
         "heap_free_before_load": free0,
         "heap_free_after_load": free2,
         "heap_lock_ok": heap_lock_ok,
     }
-    print("MPY_ET_RESULT " + json.dumps({"outputs": outputs, "stats": stats}))
+    print("MPY_ET_RESULT " + json.dumps(stats))
 
 
+def run(job):
+    """main(job), a heap that runs out reported as one line naming the phase."""
+    try:
+        main(job)
+    except MemoryError as e:
+        gc.collect()
+        heap = "" if free() is None else "; %d bytes free after a collection" % free()
+        print("MPY_ET_ERROR MemoryAllocationFailed while %s: %s%s" % (PHASE, e, heap))
+        raise
+
+
+PHASE = "starting"
 with open(DATA_DIR + "/job.json") as f:  # noqa: F821
-    main(json.load(f))
+    _job = json.load(f)
+run(_job)
