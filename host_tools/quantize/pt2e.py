@@ -16,6 +16,7 @@ module to host_tools.export(..., quantize="int8") with calibration=None.
 import torch
 
 from host_tools.quantize.op_sets import CLAMPS, LOG_SOFTMAX, LUT, RESCALE, SAME_SCALE, SOFTMAX, SOFTMAX_LEVELS, WEIGHTED  # noqa: F401
+from host_tools.quantize.share_steps import share_across_steps
 
 _aten = torch.ops.aten
 
@@ -231,6 +232,7 @@ def make_quantizer():
                     node.meta["quantization_annotation"] = QuantizationAnnotation(
                         input_qspec_map={src: act}, output_qspec=SharedQuantizationSpec((src, node)), _annotated=True
                     )
+            share_across_steps(model.graph, act, SharedQuantizationSpec)
             return model
 
         def validate(self, model):

@@ -94,7 +94,14 @@ def run(
         from host_tools.deploy.selective import device_modules, program_operators
 
         packages = device_modules(program_operators(files["model.pte"]))
-    stdout = run_code(target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy)
+    try:
+        stdout = run_code(target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy)
+    except TargetError as e:
+        # the device script's own line (a heap that ran out, and while doing what) says it best
+        line = next((ln.strip() for ln in str(e).splitlines() if ln.strip().startswith(_ERROR)), None)
+        if line is None:
+            raise
+        raise TargetError("%s: %s" % (target, line[len(_ERROR) :])) from e
     res = parse_result(stdout, target)
     if target in BOARD_TARGETS:  # QEMU -icount shift=0: 1 us of board time = 1000 instructions
         res.stats["execute_instructions"] = res.stats["execute_us"] * 1000
