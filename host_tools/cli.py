@@ -75,15 +75,23 @@ def cmd_export(args):
     if getattr(args, "quantize", None):
         from host_tools.quantize.pt2e import cli_options
 
-        quant = cli_options(args.quantize, args.calibration, inputs, CliError)
+        quant = cli_options(args.quantize, args.calibration, inputs, CliError, args.quantized_io)
+    elif args.quantized_io:
+        raise CliError("--quantized-io needs --quantize int8")
     data = _export(export, model, inputs, args.output, args.model, **quant)
     with torch.no_grad():
         expected = model(*inputs)
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     saved = {"inputs": list(inputs), "outputs": expected}
     if quant:  # `run` compares an int8 program with the host integer reference (exact), and shows the fp32 gap
+        ref_inputs = inputs
+        io = quant["report"].get("io_quantization")
+        if io:  # the reference graph takes the int8 inputs `run` makes from the float ones
+            from host_tools.quantize.io import quantize
+
+            ref_inputs = [quantize(t, *q) if q else t for t, q in zip(inputs, io["inputs"])]
         with torch.no_grad():
-            ours = quant["report"]["reference"](*inputs)
+            ours = quant["report"]["reference"](*ref_inputs)
         saved = {"inputs": list(inputs), "outputs": list(ours) if isinstance(ours, (tuple, list)) else [ours], "fp32_outputs": expected}
     torch.save(saved, reference_path(args.output))
     print("wrote %s (%d bytes)" % (args.output, len(data)))
@@ -209,7 +217,13 @@ def cmd_run(args):
         return 0
     worst = _report(res, expected)
     if not (args.inputs or args.model) and fp32 is not None:
-        gap = max(float((g.double() - w.double()).abs().max()) for g, w in zip(res.outputs, fp32))
+        from host_tools.quantize import io as io_quant
+        from mpy_et import Program
+
+        with open(args.pte, "rb") as f:
+            io = io_quant.read(Program.load(f.read())) or {"outputs": [None] * len(res.outputs)}
+        real = [q[0] * (g.double() - q[1]) if q else g.double() for g, q in zip(res.outputs, io["outputs"])]
+        gap = max(float((g - w.double()).abs().max()) for g, w in zip(real, fp32))
         print("max |int8 - fp32 PyTorch| = %.3g (quantization error, not checked)" % gap)
     ok = worst <= args.atol
     print("%s (tolerance %g)" % ("MATCH" if ok else "MISMATCH", args.atol))
@@ -328,6 +342,11 @@ def _parser():
     e.add_argument("-o", "--output", default="model.pte")
     e.add_argument("--quantize", choices=["int8"], help="post-training quantization (int8: host_tools/quantize/pt2e.py)")
     e.add_argument("--calibration", help="with --quantize: a torch.save'd list of input tuples (or tensors) for calibration")
+    e.add_argument(
+        "--quantized-io",
+        action="store_true",
+        help="with --quantize int8: int8 program inputs and outputs (their scales and zero points are printed and stored in the .pte)",
+    )
     e.set_defaults(fn=cmd_export)
     r = sub.add_parser("run", help="run a .pte on a target and compare with PyTorch")
     r.add_argument("pte")

@@ -38,6 +38,7 @@ def export(
     quantize=None,
     calibration=None,
     report=None,
+    quantized_io=False,
 ):
     """Export a model to an ExecuTorch-compatible .pte.
 
@@ -64,7 +65,13 @@ def export(
             model may also be a GraphModule the user converted with PT2E.
         calibration: with quantize, a list of input tuples for the observers.
         report: with quantize, a dict filled with "fused" (the int8 operators)
-            and "float_ops" (ops that stay float, with their source lines).
+            and "float_ops" (ops that stay float, with their source lines);
+            with quantized_io also "io_quantization".
+        quantized_io: with quantize="int8", the program's inputs and outputs
+            are int8 (no float input or output in the arena); their scales and
+            zero points are stored in the program (named data
+            host_tools.quantize.io.NAMED_DATA_KEY: `mpy-et inspect` shows them,
+            host_tools.run quantizes float inputs for it).
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -75,10 +82,20 @@ def export(
     """
     supported = supported_ops()
     lower_fn = lower
+    named = {}
+    if quantized_io and quantize is None:
+        raise ValueError("quantized_io=True needs quantize='int8'")
     if quantize is not None:
         from host_tools.quantize.pt2e import capture_quantized
 
-        ep, lower_fn = capture_quantized(model, example_inputs, quantize, calibration, report)
+        report = {} if report is None else report
+        ep, lower_fn = capture_quantized(model, example_inputs, quantize, calibration, report, quantized_io)
+        if quantized_io:
+            from host_tools.quantize import io
+
+            data = io.encode(report["io_quantization"])
+            if data is not None:
+                named[io.NAMED_DATA_KEY] = data
     else:
         ep = capture(model, example_inputs)
         if fold_batch_norm:
@@ -86,7 +103,7 @@ def export(
     max_pool_without_indices(ep, supported)
     ir = lower_fn(ep, supported)
     memory_plan.plan(ir, alignment, preserve_inputs, pin)
-    data = serialize(ir, method_name, alignment, segment_alignment)
+    data = serialize(ir, method_name, alignment, segment_alignment, named)
     _check_loads(data, ir, method_name)
     if path is not None:
         with open(path, "wb") as f:

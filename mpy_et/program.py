@@ -182,6 +182,28 @@ class Program:
             )
         return self.constant_base + off
 
+    def named_data(self, key):
+        """The bytes ExecuTorch's named data stores under `key`, as a
+        memoryview into the program (no copy), or None when it has no such
+        key (e.g. "mpy_et/io_quantization": the scales and zero points of a
+        program exported with int8 inputs and outputs, as JSON text).
+        Not available for a program loaded with stream=True."""
+        r = self.reader
+        start, n = r.vector(self.root, S.PROGRAM_NAMED_DATA, 4, "Program.named_data")
+        for i in range(n):
+            what = "named_data[%d]" % i
+            entry = r.table_at(start, i, what)
+            if r.string(entry, S.NAMED_DATA_KEY, what) != key:
+                continue
+            idx = r.scalar(entry, S.NAMED_DATA_SEGMENT_INDEX, FlatReader.u32, 0, what)
+            if idx >= len(self.segments):
+                raise MpyEtError(INVALID_PROGRAM, "%s: segment_index %d out of range (%d segments)" % (what, idx, len(self.segments)))
+            off, length = self.segments[idx]
+            if self.file is not None:
+                raise MpyEtError(NOT_SUPPORTED, "named data of a program loaded with stream=True: load it without streaming")
+            return memoryview(self.buf)[off : off + length]
+        return None
+
     @property
     def method_names(self):
         return list(self._plans)

@@ -302,7 +302,10 @@ def inspect(data, method="forward"):
     live = live_bytes(segments, len(instructions))
     bound = max(live, default=0)
     planned = sum(arenas)
+    from host_tools.quantize import io as io_quant
+
     return {
+        "io_quantization": io_quant.read(program),
         "method": method,
         "planned_bytes": planned,
         "memory_ids": {j + 1: size for j, size in enumerate(arenas)},
@@ -333,6 +336,10 @@ def report(info):
         "predicted heap kept by load_method (unix port, arena included): %d bytes" % info["predicted_load_heap_bytes"],
         "operators: %s" % ", ".join(info["operators"]),
     ]
+    if info.get("io_quantization"):
+        from host_tools.quantize import io as io_quant
+
+        lines += io_quant.describe(info["io_quantization"])
     return "\n".join(lines)
 
 
@@ -373,4 +380,9 @@ def summary(data):
             % (name, m.inputs_size(), m.outputs_size(), len(m.step_ops()), m.planned_bytes, program.constant_size)
         )
         lines.append("  operators: %s" % ", ".join(ops))
+    from host_tools.quantize import io as io_quant
+
+    io = io_quant.read(program)
+    if io:
+        lines += ["  " + line for line in io_quant.describe(io)]
     return "\n".join(lines)

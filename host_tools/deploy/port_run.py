@@ -18,7 +18,7 @@ import tempfile
 from host_tools.deploy.build_targets import BuildError, compile_files, safe_name
 from host_tools.deploy.flash import Device, FlashError, connect, device_path, link_errors
 from host_tools.targets import TargetError
-from host_tools.targets.run import job_files, parse_result
+from host_tools.targets.run import job_files, parse_result, quantized_inputs
 
 RUN_DIR = ".mpy_et_run"
 
@@ -36,7 +36,7 @@ def run_on_port(port, pte, inputs, *, method="forward", repeat=3, heap_lock=Fals
     Raises TargetError with the board's traceback (e.g. OperatorMissing when
     the flashed dist lacks a kernel) or when the link fails.
     """
-    files, script = job_files(pte, inputs, method, repeat, heap_lock)
+    files, script = job_files(pte, quantized_inputs(pte, inputs), method, repeat, heap_lock)
     files = {name: _bytes(data) for name, data in files.items()}
     own = transport is None
     try:

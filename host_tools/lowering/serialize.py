@@ -58,7 +58,7 @@ def _value_table(v, i, buffer_idx):
     return (v.kind, {field: v.payload})
 
 
-def serialize(ir, method_name="forward", alignment=16, segment_alignment=16):
+def serialize(ir, method_name="forward", alignment=16, segment_alignment=16, named_data=None):
     """Return the .pte bytes for a planned ProgramIR.
 
     Args:
@@ -66,8 +66,17 @@ def serialize(ir, method_name="forward", alignment=16, segment_alignment=16):
         method_name: name of the single method.
         alignment: alignment of each constant inside the segment.
         segment_alignment: alignment of the segment in the file.
+        named_data: {key: bytes}: ExecuTorch's named data, each in a
+            segment of its own after the constants.
     """
     blob, offsets, buffer_idx = _constants(ir, alignment)
+    segments = [{"offset": 0, "size": len(blob)}] if len(offsets) > 1 or named_data else []
+    named = []
+    for key, data in sorted((named_data or {}).items()):
+        blob += b"\0" * (_align(len(blob), alignment) - len(blob))
+        named.append({"key": key, "segment_index": len(segments)})
+        segments.append({"offset": len(blob), "size": len(data)})
+        blob += bytes(data)
     operators = []
     op_index = {}
     instructions = []
@@ -91,9 +100,11 @@ def serialize(ir, method_name="forward", alignment=16, segment_alignment=16):
     program = {
         "version": 0,
         "execution_plan": [plan],
-        "segments": [{"offset": 0, "size": len(blob)}] if len(offsets) > 1 else [],
+        "segments": segments,
         "constant_segment": {"segment_index": 0, "offsets": offsets},
     }
+    if named:
+        program["named_data"] = named
     flat = FlatbufferWriter(fbs.load()).serialize(program)
     return _with_header_and_segment(flat, blob, segment_alignment)
 

@@ -275,7 +275,7 @@ def _is_converted(model):
     return any(n.op == "call_function" and "quantized_decomposed" in str(n.target) for n in model.graph.nodes)
 
 
-def capture_quantized(model, example_inputs, quantize, calibration, report=None):
+def capture_quantized(model, example_inputs, quantize, calibration, report=None, quantized_io=False):
     """The fused int8 ExportedProgram of a model and the lowering to use.
 
     Args:
@@ -284,8 +284,11 @@ def capture_quantized(model, example_inputs, quantize, calibration, report=None)
         example_inputs: tuple of tensors.
         quantize: "int8".
         calibration: list of input tuples (ignored for a converted module).
-        report: a dict to fill with "fused" (fused op names, in order) and
-            "float_ops" ([(op, where)]: ops that stay float).
+        report: a dict to fill with "fused" (fused op names, in order),
+            "float_ops" ([(op, where)]: ops that stay float) and, with
+            quantized_io, "io_quantization" (host_tools/quantize/io.py).
+        quantized_io: int8 program inputs and outputs (their quantize /
+            dequantize removed; scales and zero points in the report).
     Returns:
         (ExportedProgram, lower function).
     """
@@ -295,15 +298,23 @@ def capture_quantized(model, example_inputs, quantize, calibration, report=None)
         raise ValueError("quantize must be 'int8', got %r" % (quantize,))
     converted = model if _is_converted(model) else quantize_pt2e_int8(model, example_inputs, calibration)
     gm, fused = quant_lower.fuse(converted, tuple(example_inputs))
-    ep = torch.export.export(gm, tuple(example_inputs)).run_decompositions()
+    example_inputs = tuple(example_inputs)
+    io = None
+    if quantized_io:
+        from host_tools.quantize.io import strip_io_quantization
+
+        gm, example_inputs, io = strip_io_quantization(gm, example_inputs)
+    ep = torch.export.export(gm, example_inputs).run_decompositions()
     if report is not None:
+        if io is not None:
+            report["io_quantization"] = io
         report["fused"] = fused
         report["float_ops"] = quant_lower.float_ops(ep)
         report["reference"] = gm
     return ep, quant_lower.lower_quantized
 
 
-def cli_options(quantize, calibration_path, example_inputs, error):
+def cli_options(quantize, calibration_path, example_inputs, error, quantized_io=False):
     """export() keywords for `mpy-et export --quantize int8 --calibration FILE`.
 
     The file holds a torch.save'd list of input tuples (or of tensors, for a
@@ -328,7 +339,7 @@ def cli_options(quantize, calibration_path, example_inputs, error):
                     "calibration file %s: entry %d must be %d tensor(s) like the example inputs"
                     % (calibration_path, i, len(example_inputs))
                 )
-    return {"quantize": quantize, "calibration": calibration, "report": {}}
+    return {"quantize": quantize, "calibration": calibration, "report": {}, "quantized_io": quantized_io}
 
 
 def report_lines(report):

@@ -88,6 +88,7 @@ def run(
     """
     if heap_lock and target == "cpython":
         raise ValueError("heap_lock needs a MicroPython target")
+    inputs = quantized_inputs(pte, inputs)
     files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload)
     packages = None
     if target in BOARD_TARGETS:
@@ -107,6 +108,21 @@ def run(
         res.stats["execute_instructions"] = res.stats["execute_us"] * 1000
         res.stats["load_instructions"] = res.stats["load_us"] * 1000
     return res
+
+
+def quantized_inputs(pte, inputs):
+    """Float inputs quantized for a program exported with int8 inputs
+    (export(..., quantized_io=True)); other inputs as given."""
+    from host_tools.quantize import io as io_quant
+    from mpy_et import Program
+
+    if not isinstance(pte, (bytes, bytearray)):
+        with open(pte, "rb") as f:
+            pte = f.read()
+    io = io_quant.read(Program.load(pte))
+    if not io:
+        return inputs
+    return [io_quant.quantize(t, *q) if q and t.is_floating_point() else t for t, q in zip(inputs, io["inputs"])]
 
 
 def run_dist_unix(dist, pte, inputs, *, heap_bytes=None, repeat=1, timeout=600, reload=False):
