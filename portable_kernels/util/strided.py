@@ -87,6 +87,9 @@ def gather(x, out, sizes, strides, offset, same_bytes=False):
         dst = out.buffer
         nb = n * unit_bytes
         starts = row_starts(plan, nrows)
+        if nrows == 1:  # one run (a slice of the last dim, a select): two views, no lists
+            a = offset * item + starts[0] * unit_bytes
+            return loops.copy_one, (dst[0:nb], src[a : a + nb])
         srcs = [src[offset * item + a * unit_bytes : offset * item + a * unit_bytes + nb] for a in starts]
         dsts = [dst[r * nb : (r + 1) * nb] for r in range(nrows)]
         return loops.copy_bytes, (dsts, srcs, nrows)
