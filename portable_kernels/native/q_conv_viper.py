@@ -50,9 +50,15 @@ def _params(weight, biases, ms, ss, ls, zx):
     return params
 
 
-def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
+def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what, key=None):
+    """(step, ctx). key: what identifies biases, ms, ss and ls (their
+    constants' places): instructions with the same weight and key (an
+    unrolled recurrent cell's steps) share the per-channel arrays."""
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
-    params = _params(weight, biases, ms, ss, ls, zx)
+    if key is None:
+        params = _params(weight, biases, ms, ss, ls, zx)
+    else:
+        params = scratch.derived(weight, ("params", zx) + key, lambda: _params(weight, biases, ms, ss, ls, zx))
     tail = [zx + 128, zo + 128, lo + 128, hi + 128]
     if cpg == 1 and opg == 1 and kh * kw > 1:
         from portable_kernels.native import q_conv_dw_viper
@@ -75,7 +81,13 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what):
         from portable_kernels.native.q_dot_thumb import dots
         from portable_kernels.native.q_requant_thumb import make_ctl, rows
 
-        rq, rqctl = rows, make_ctl(params, oc_n, opg, ow, oh * ow, zo, lo, hi)
+        if key is None:
+            rqctl = make_ctl(params, oc_n, opg, ow, oh * ow, zo, lo, hi)
+        else:  # rows() keeps its running state in ctl: steps run one at a time, so sharing is safe
+            rqctl = scratch.derived(
+                weight, ("rqctl", zx, opg, ow, oh, zo, lo, hi) + key, lambda: make_ctl(params, oc_n, opg, ow, oh * ow, zo, lo, hi)
+            )
+        rq = rows
     else:
         dots = viper_dots
     g.append(1 if rq is not None else 0)  # g[24]: requantize with the Thumb rows

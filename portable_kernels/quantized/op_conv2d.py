@@ -86,7 +86,8 @@ def _make(x, weight, bias, requant_t, geom, x_zp, out_zp, out_min, out_max, out,
     if q_requant.use_viper:
         from portable_kernels.native import q_conv_viper
 
-        return q_conv_viper.prepare(x, weight, [bd[i] for i in range(oc)], ms, ss, ls, geom, zx, zo, lo, hi, out, what)
+        key = (id(bias.buf), bias.offset, id(requant_t.buf), requant_t.offset)  # the constants' places
+        return q_conv_viper.prepare(x, weight, [bd[i] for i in range(oc)], ms, ss, ls, geom, zx, zo, lo, hi, out, what, key)
     biases = [bd[i] for i in range(oc)]
     return _conv_ref, (x.data, weight.data, out.data, [0] * k, biases, ms, ss, ls) + geom + (zx, zo, lo, hi)
 
