@@ -5,13 +5,14 @@ and a plain clone of the repository, with nothing beside it, runs a board."""
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 
 import pytest
 from conftest import require
 
-from host_tools.targets import BOARDS_DIR
+from host_tools.targets import BOARDS_DIR, circuitpython_binary
 from host_tools.targets.board import BOARDS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -71,3 +72,12 @@ def test_a_clone_runs_the_example_mlp_on_the_board(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("MPY_ET_QEMU_FIRMWARE", "MPY_ET_CIRCUITPYTHON", "PYTHONPATH")}
     proc = subprocess.run([sys.executable, "-c", _IN_CLONE], cwd=clone, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and "CLONE_OK" in proc.stdout, (proc.stdout[-2000:], proc.stderr[-4000:])
+
+
+def test_the_circuitpython_binary_gets_back_its_execute_bit(tmp_path, monkeypatch):
+    """An installer or archive that drops the bit: the target restores it."""
+    copy = tmp_path / "circuitpython"
+    shutil.copyfile(os.path.join(BOARDS_DIR, "circuitpython-10.3-unix-i386"), copy)
+    os.chmod(copy, 0o644)
+    monkeypatch.setenv("MPY_ET_CIRCUITPYTHON", str(copy))
+    assert circuitpython_binary() == str(copy) and os.access(copy, os.X_OK)
