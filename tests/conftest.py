@@ -9,9 +9,10 @@ from host_tools.targets import TARGETS as ALL_TARGETS
 from host_tools.targets import unavailable
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "host_tools", "examples")
-# End-to-end targets: CPython, the MicroPython ports, and the small emulated board
-# (an RP2040-class heap); the large board runs what does not fit the small one.
-TARGETS = ("cpython", "unix", "wasm", "circuitpython", "cortex-m3")
+# End-to-end targets: CPython, the MicroPython ports, the small emulated Cortex-M3
+# (an RP2040-class heap) and the Cortex-M7 (armv7emdp, double-precision floats);
+# the large Cortex-M3 runs what does not fit the small one.
+TARGETS = ("cpython", "unix", "wasm", "circuitpython", "cortex-m3", "cortex-m7")
 MICROPYTHON_TARGETS = tuple(t for t in TARGETS if t != "cpython")
 # CI sets this: there a missing target is a failure, not a skip.
 REQUIRE_TARGETS = os.environ.get("MPY_ET_REQUIRE_TARGETS") == "1"

@@ -173,17 +173,18 @@ def test_operator_missing_from_the_dist_fails_at_load_naming_it_and_the_rebuild(
     assert "selective build" in msg and "mpy-et build mlp.pte <the new program>.pte --target unix-x64 -o %s" % dist in msg, msg
 
 
-def test_romfs_dist_runs_on_the_emulated_board_in_place(examples, programs, tmp_path):
+@pytest.mark.parametrize("target, march", [("cortex-m3", "armv7m"), ("cortex-m7", "armv7emdp")])
+def test_romfs_dist_runs_on_the_emulated_board_in_place(examples, programs, tmp_path, target, march):
     """The board boots with the dist's own romfs.img; mpy_et imports from /rom;
-    only the job's inputs come over `mpremote mount`."""
-    require("cortex-m3")
+    only the job's inputs come over `mpremote mount`. The build target and the
+    board target share their name."""
     from host_tools.targets.board import Board
 
-    dist = str(tmp_path / "m3")
-    m = build([programs["cnn"], programs["mlp"]], "cortex-m3", dist, romfs=True)
-    assert {e["mpy_arch"] for e in m["files"] if "mpy_arch" in e} <= {None, "armv7m"}
+    dist = str(tmp_path / target)
+    m = build([programs["cnn"], programs["mlp"]], target, dist, romfs=True)
+    assert {e["mpy_arch"] for e in m["files"] if "mpy_arch" in e} == {None, march}
     ram = m["ram"]
-    board = ram["cortex-m3"]  # bytecode in place from ROMFS costs less than loaded from a file system
+    board = ram[target]  # bytecode in place from ROMFS costs less than loaded from a file system
     assert 0 < board["core_import_bytes"] < board["fs_core_import_bytes"] < ram["unix"]["core_import_bytes"], ram
     _, inputs, expected, _ = examples["cnn"]
     files, script = job_files(os.path.join(dist, "cnn.pte"), inputs, repeat=1)
@@ -195,10 +196,10 @@ def test_romfs_dist_runs_on_the_emulated_board_in_place(examples, programs, tmp_
     for name, content in files.items():
         if isinstance(content, bytes):
             (data / name).write_bytes(content)
-    with Board("cortex-m3", romfs_image=os.path.join(dist, "romfs.img")) as board:
+    with Board(target, romfs_image=os.path.join(dist, "romfs.img")) as board:
         board.mount(str(data))
         out = board.exec("DATA_DIR = '/remote'\n" + script + _WHERE, timeout=120)
-    torch.testing.assert_close(parse_result(out, "cortex-m3").outputs[0], expected[0], atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(parse_result(out, target).outputs[0], expected[0], atol=1e-5, rtol=1e-5)
     assert _imported_from(out) == "/rom/mpy_et/__init__.mpy", out
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import require
 
 from host_tools import cli
 
@@ -118,3 +119,11 @@ def test_int8_export_then_run_compares_with_the_integer_reference(tmp_path, caps
     out = capsys.readouterr().out
     assert "compared with the host integer reference" in out and "MATCH (tolerance 0)" in out, out
     assert "max |int8 - fp32 PyTorch|" in out and "execute allocated 0 B" in out, out
+
+
+def test_run_on_the_emulated_cortex_m7(capsys, mlp_pte):
+    """`mpy-et run --target cortex-m7`: the board's instruction count is reported."""
+    require("cortex-m7")
+    assert cli.main(["run", mlp_pte, "--target", "cortex-m7"]) == 0
+    out = capsys.readouterr().out
+    assert "MATCH" in out and "cortex-m7: " in out and " instructions per inference" in out, out

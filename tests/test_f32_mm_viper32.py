@@ -1,6 +1,7 @@
 """The soft-float float32 matrix products of 32-bit native ports,
 portable_kernels/native/f32_mm_viper32.py (viper) and native/f32_mm_thumb.py (Thumb-2
-assembler), on the emulated Cortex-M3 board (the viper one also on unix
+assembler), on the emulated Cortex-M3 board and the Thumb-2 one on the
+Cortex-M7 too, bit for bit the M3's words (the viper one also on unix
 MicroPython, whose 64-bit words must not change its results), one process
 each: the cases of tests/test_f32_mm_viper.py (normal, wide,
 denormal and overflowing products, biases, cancellation, k = 2**14 - 1)
@@ -18,7 +19,13 @@ from test_f32_mm_viper import _blob, _cases, _ref
 from host_tools.targets import run_code
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "f32_mm32_runner.py")
-RUNS = [("unix", "f32_mm_viper32"), ("cortex-m3-large", "f32_mm_viper32"), ("cortex-m3-large", "f32_mm_thumb")]
+RUNS = [
+    ("unix", "f32_mm_viper32"),
+    ("cortex-m3-large", "f32_mm_viper32"),
+    ("cortex-m3-large", "f32_mm_thumb"),
+    ("cortex-m7", "f32_mm_thumb"),
+]
+_RAN = {}
 
 
 def _zero_cases():
@@ -33,15 +40,29 @@ def _zero_cases():
     ]
 
 
+def _run(target, module):
+    """(cases, rows, stdout) of the runner on one target, run once per session."""
+    if (target, module) not in _RAN:
+        cases = _cases() + _zero_cases()
+        files = {"cases.bin": _blob(cases), "module.txt": module.encode()}
+        out = run_code(target, open(RUNNER).read(), files=files, timeout=300)
+        rows = [line.split()[1:] for line in out.splitlines() if line.startswith("CASE")]
+        assert len(rows) == len(cases), out[-2000:]
+        _RAN[target, module] = cases, rows, out
+    return _RAN[target, module]
+
+
 @pytest.fixture(scope="module", params=RUNS, ids=["-".join(r) for r in RUNS])
 def results(request):
-    target, module = request.param
-    cases = _cases() + _zero_cases()
-    files = {"cases.bin": _blob(cases), "module.txt": module.encode()}
-    out = run_code(target, open(RUNNER).read(), files=files, timeout=300)
-    rows = [line.split()[1:] for line in out.splitlines() if line.startswith("CASE")]
-    assert len(rows) == len(cases), out[-2000:]
-    return "%s %s" % request.param, cases, rows, out
+    return ("%s %s" % request.param,) + _run(*request.param)
+
+
+def test_the_cortex_m7_gives_the_cortex_m3_bits():
+    """The same Thumb-2 code (armv7emdp .mpy on the M7, armv7m on the M3)
+    returns the same words for every case: the products are integer code."""
+    m3 = [(ret, words) for _, ret, _us, *words in _run("cortex-m3-large", "f32_mm_thumb")[1]]
+    m7 = [(ret, words) for _, ret, _us, *words in _run("cortex-m7", "f32_mm_thumb")[1]]
+    assert m7 == m3
 
 
 def _has_special(case):

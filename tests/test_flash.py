@@ -215,14 +215,14 @@ def test_flash_and_run_on_the_emulated_cortex_m3_over_its_uart(examples, tmp_pat
     its serial REPL; the board has no writable file system, so a RAM one
     (tests/device/ram_vfs.py) is mounted at /ram first."""
     require("cortex-m3")
-    from host_tools.targets.board import ROMFS_ADDRESS, Board
+    from host_tools.targets.board import BOARDS, Board
 
     pte = tmp_path / "mlp.pte"
     pte.write_bytes(examples["mlp"][3])
     dist = str(tmp_path / "dist")
     build([str(pte)], "cortex-m3", dist, measure=False)
     with open(os.path.join(os.path.dirname(__file__), "device", "ram_vfs.py")) as f:
-        ram_fs = f.read() + _MOUNT_RAM_FS % ROMFS_ADDRESS
+        ram_fs = f.read() + _MOUNT_RAM_FS % BOARDS["cortex-m3"].romfs_address
     with Board("cortex-m3") as board:
         board.exec(ram_fs, timeout=20)
         report = flash(dist, transport=board.transport)

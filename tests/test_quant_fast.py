@@ -1,7 +1,8 @@
 """int8 convolution / linear fast paths (portable_kernels/native/q_conv_viper.py,
 native/q_conv_dw_viper.py, native/q_dot_thumb.py) against the pure-Python reference, on
 zoo-like layer shapes: CPython (reference only), unix MicroPython (viper)
-and the emulated Cortex-M3 (viper + asm_thumb, 32-bit words) must print the
+and the emulated Cortex-M3 and Cortex-M7 (viper + asm_thumb, 32-bit words;
+armv7m and armv7emdp code) must print the
 same output checksums, fast == reference within each MicroPython process,
 under heap_lock. One process per target (tests/device/quant_fast_runner.py).
 """
@@ -27,7 +28,7 @@ def _layers(target):
     return _CACHE[target]
 
 
-@pytest.mark.parametrize("target", ["unix", "cortex-m3-large"])
+@pytest.mark.parametrize("target", ["unix", "cortex-m3-large", "cortex-m7"])
 def test_fast_paths_match_the_reference_and_cpython(target):
     ref = _layers("cpython")
     got = _layers(target)

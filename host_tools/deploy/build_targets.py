@@ -23,7 +23,7 @@ BUILD_TARGETS = {
     "esp32": ("xtensawin", "mpy", "ESP32, ESP32-S2/S3 (Xtensa LX6/LX7)"),
     "esp32-c3": ("rv32imc", "mpy", "ESP32-C3/C6 (RISC-V)"),
     "stm32f4": ("armv7emsp", "mpy", "STM32F4 (Cortex-M4F, single-precision FPU)"),
-    "cortex-m7": ("armv7emdp", "mpy", "Cortex-M7 with double-precision FPU (STM32F7/H7, i.MX RT)"),
+    "cortex-m7": ("armv7emdp", "mpy", "Cortex-M7 with double-precision FPU (STM32F7/H7, i.MX RT; emulated: QEMU mps2-an500)"),
     "cortex-m3": ("armv7m", "mpy", "the emulated Cortex-M3 board (QEMU mps2-an385)"),
     "wasm": (None, "mpy", "MicroPython on WebAssembly (bytecode only: no native emitter)"),
     "circuitpython": (None, "py", "CircuitPython (plain .py: its firmware rejects MicroPython's .mpy)"),

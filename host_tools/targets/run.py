@@ -67,7 +67,8 @@ def run(
         target: "cpython", "unix" (MicroPython unix port), "wasm"
             (MicroPython WebAssembly, 32-bit, no native emitter) or an
             emulated board, "cortex-m3" (~220 KB heap) / "cortex-m3-large"
-            (~3.5 MB heap); boards get only the kernels the program needs.
+            (~3.5 MB heap) / "cortex-m7" (~440 KB heap, double-precision
+            floats); boards get only the kernels the program needs.
         method: method name.
         repeat: timed executions after one warm-up (the median is reported).
         heap_lock: also run execute() under micropython.heap_lock() and report

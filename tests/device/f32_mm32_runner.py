@@ -1,4 +1,4 @@
-# Runs on unix MicroPython and the emulated Cortex-M3 (tests/test_f32_mm_viper32.py):
+# Runs on unix MicroPython and the emulated Cortex-M3 / M7 (tests/test_f32_mm_viper32.py):
 # every case of DATA_DIR/cases.bin through the mm of the module named in
 # DATA_DIR/module.txt (f32_mm_viper32 or f32_mm_thumb) under heap_lock, printing the result bits; then which step mm / addmm / bmm
 # take on this port and their values with and without an inf operand.
@@ -24,7 +24,11 @@ from portable_kernels.op_addmm import addmm_out  # noqa: E402
 from portable_kernels.op_bmm import bmm_out  # noqa: E402
 from portable_kernels.op_mm import mm_out  # noqa: E402
 
-blob = open(DATA_DIR + "/cases.bin", "rb").read()  # noqa: F821
+with open(DATA_DIR + "/cases.bin", "rb") as f:  # noqa: F821
+    try:
+        blob = memoryview(f)  # a board's ROMFS: the 400 KB in place, no RAM
+    except TypeError:
+        blob = f.read()
 pos = 0
 case = 0
 while pos < len(blob):

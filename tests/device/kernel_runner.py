@@ -153,7 +153,10 @@ def main(cases_path, blob_path):
     import json
 
     with open(blob_path, "rb") as f:
-        blob = bytearray(f.read())
+        try:
+            blob = memoryview(f)  # a board's ROMFS: the 400 KB in place, no RAM
+        except TypeError:
+            blob = bytearray(f.read())
     passed = failed = locked = 0
     with open(cases_path) as f:
         while True:
