@@ -201,7 +201,7 @@ def build_romfs(src_dir, image_path):
     return len(image)
 
 
-def run_code(target, code, files=None, timeout=600, deploy="romfs", packages=None):
+def run_code(target, code, files=None, timeout=600, deploy="romfs", packages=None, registry=None):
     """Run `code` on a fresh emulated board; return its stdout.
 
     Args:
@@ -213,6 +213,8 @@ def run_code(target, code, files=None, timeout=600, deploy="romfs", packages=Non
             (.py sources served over the serial link by mpremote).
         packages: dict package -> module names to deploy (default: all of
             mpy_et and portable_kernels).
+        registry: with packages, the portable_kernels/registry.py text to
+            deploy instead of the full one (host_tools.run: the program's).
     """
     if deploy not in ("romfs", "mount"):
         raise ValueError("deploy must be 'romfs' or 'mount', not %r" % (deploy,))
@@ -220,7 +222,7 @@ def run_code(target, code, files=None, timeout=600, deploy="romfs", packages=Non
     with tempfile.TemporaryDirectory(prefix="mpy_et_board_") as tmp:
         root = os.path.join(tmp, "fs")
         os.mkdir(root)
-        stage_files(root, files, packages)
+        stage_files(root, files, packages, registry=registry)
         with open(os.path.join(root, _JOB_MODULE + ".py"), "w") as f:
             f.write("DATA_DIR = %r\n" % data_dir + code)
         image = None

@@ -12,7 +12,7 @@ class TargetError(RuntimeError):
     """The target could not run the code (crash, timeout, missing binary)."""
 
 
-def stage_files(dirname, files, packages=None, link=False):
+def stage_files(dirname, files, packages=None, link=False, registry=None):
     """Put the device packages and `files` in dirname.
 
     Args:
@@ -21,6 +21,8 @@ def stage_files(dirname, files, packages=None, link=False):
             None: every module of DEVICE_PACKAGES.
         link: symlink whole packages instead of copying them (only when
             packages is None).
+        registry: with packages, the text of the portable_kernels/registry.py
+            to stage (a selective build's: only the program's operators).
     """
     for pkg in DEVICE_PACKAGES:
         src = os.path.join(ROOT, pkg)
@@ -30,6 +32,9 @@ def stage_files(dirname, files, packages=None, link=False):
             for rel in module_files(packages.get(pkg, ())):
                 os.makedirs(os.path.dirname(os.path.join(dst, rel)), exist_ok=True)
                 shutil.copyfile(os.path.join(src, rel + ".py"), os.path.join(dst, rel + ".py"))
+            if registry is not None and pkg == "portable_kernels":
+                with open(os.path.join(dst, "registry.py"), "w") as f:
+                    f.write(registry)
         elif link:
             os.symlink(src, dst)
         else:

@@ -75,7 +75,7 @@ def circuitpython_binary():
     return executable(exe)
 
 
-def run_code(target, code, files=None, timeout=600, heap_bytes=None, packages=None, deploy="romfs"):
+def run_code(target, code, files=None, timeout=600, heap_bytes=None, packages=None, deploy="romfs", registry=None):
     """Run `code` on `target`; return its stdout. Raise TargetError on failure.
 
     Args:
@@ -96,7 +96,7 @@ def run_code(target, code, files=None, timeout=600, heap_bytes=None, packages=No
     if target in BOARD_TARGETS:
         from host_tools.targets import board
 
-        return board.run_code(target, code, files, timeout=timeout, deploy=deploy, packages=packages)
+        return board.run_code(target, code, files, timeout=timeout, deploy=deploy, packages=packages, registry=registry)
     with tempfile.TemporaryDirectory(prefix="mpy_et_") as tmp:
         if target == "wasm":
             stage_files(tmp, files)

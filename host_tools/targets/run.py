@@ -92,12 +92,19 @@ def run(
     inputs = quantized_inputs(pte, inputs)
     files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload)
     packages = None
-    if target in BOARD_TARGETS:
+    registry = None
+    if target in BOARD_TARGETS:  # deployed as a selective build: the program's kernels and their registry only
+        from host_tools.deploy.build import registry_source
         from host_tools.deploy.selective import device_modules, program_operators
+        from portable_kernels.registry import KERNELS
 
-        packages = device_modules(program_operators(files["model.pte"]))
+        ops = [op for op in program_operators(files["model.pte"]) if op in KERNELS]
+        packages = device_modules(ops)
+        registry = registry_source(ops, KERNELS, None)  # no rebuild hint: nothing was flashed
     try:
-        stdout = run_code(target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy)
+        stdout = run_code(
+            target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy, registry=registry
+        )
     except TargetError as e:
         # the device script's own line (a heap that ran out, and while doing what) says it best
         line = next((ln.strip() for ln in str(e).splitlines() if ln.strip().startswith(_ERROR)), None)
