@@ -15,7 +15,7 @@ int8 programs are calibrated with 16 seeded random batches (as issue 18's
 table). Exported programs are cached in --cache (default
 benchmarks/.board_zoo_cache) so reruns only measure.
 
-    python benchmarks/bench_board_zoo.py [MODEL ...] [--precision int8|fp32] [--target cortex-m3]
+    python benchmarks/bench_board_zoo.py [MODEL ...] [--precision int8|fp32] [--target cortex-m3] [--quantized-io]
 """
 
 import argparse
@@ -37,16 +37,16 @@ def _calibration(inputs, n=16, seed=0):
     return [tuple(torch.randn(t.shape, generator=g) for t in inputs) for _ in range(n)]
 
 
-def program(name, precision, cache):
+def program(name, precision, cache, quantized_io=False):
     """(pte bytes, model, inputs), exported once per cache directory."""
     model, inputs = build(name)
     inputs = tuple(inputs)
-    path = os.path.join(cache, "%s_%s.pte" % (name, precision))
+    path = os.path.join(cache, "%s_%s%s.pte" % (name, precision, "_qio" if quantized_io else ""))
     if os.path.isfile(path):
         with open(path, "rb") as f:
             return f.read(), model, inputs
     if precision == "int8":
-        pte = export(model, inputs, quantize="int8", calibration=_calibration(inputs))
+        pte = export(model, inputs, quantize="int8", calibration=_calibration(inputs), quantized_io=quantized_io)
     else:
         pte = export(model, inputs)
     os.makedirs(cache, exist_ok=True)
@@ -63,8 +63,8 @@ def _error_line(e):
     return lines[-1][:140] if lines else type(e).__name__
 
 
-def measure(name, precision, target, cache, timeout):
-    pte, model, inputs = program(name, precision, cache)
+def measure(name, precision, target, cache, timeout, quantized_io=False):
+    pte, model, inputs = program(name, precision, cache, quantized_io and precision == "int8")
     macs = count_macs(model, inputs)
     row = {"model": name, "precision": precision, "macs": macs, "pte_bytes": len(pte)}
     try:
@@ -127,11 +127,12 @@ def main(argv=None):
     ap.add_argument("--target", default="cortex-m3")
     ap.add_argument("--cache", default=os.path.join(_HERE, ".board_zoo_cache"))
     ap.add_argument("--timeout", type=int, default=900, help="seconds per board run")
+    ap.add_argument("--quantized-io", action="store_true", help="int8 programs with int8 inputs and outputs (export(quantized_io=True))")
     args = ap.parse_args(argv)
     rows = []
     for name in args.models or list(MODELS):
         for precision in args.precision or ("int8", "fp32"):
-            row = measure(name, precision, args.target, args.cache, args.timeout)
+            row = measure(name, precision, args.target, args.cache, args.timeout, args.quantized_io)
             print(row, file=sys.stderr, flush=True)
             rows.append(row)
     print(table(rows))
