@@ -29,9 +29,30 @@ if IS_MICROPYTHON:
         if _gc.isenabled():
             _gc.collect()
 
+    def collect_often():
+        """Collect after every eighth of the free heap is allocated (at least
+        8 KB), until restore_collection(returned value). Returns None when the
+        port has no gc.threshold or automatic collection is off."""
+        threshold = getattr(_gc, "threshold", None)
+        if threshold is None or not _gc.isenabled():
+            return None
+        previous = threshold()
+        threshold(max(8192, _gc.mem_free() // 8))
+        return previous
+
+    def restore_collection(previous):
+        if previous is not None:
+            _gc.threshold(previous)
+
 else:
 
     def collect_garbage():  # CPython frees by reference counting
+        pass
+
+    def collect_often():
+        return None
+
+    def restore_collection(previous):
         pass
 
 
