@@ -10,6 +10,7 @@ take the viper path, elsewhere the pure-Python reference.
 import torch
 
 import host_tools.quantize.ops  # noqa: F401 (registers torch.ops.mpy_et_quant)
+from host_tools.quantize import pack as quant_pack
 from host_tools.quantize import ref as quant_ref
 from mpy_et.errors import INVALID_ARGUMENT, INVALID_TYPE
 from tests.kernel_cases import Case, Out
@@ -38,6 +39,11 @@ def _c(name, op, args):
     return Case(name, "mpy_et_quant::%s.out" % op, args, atol=0, rtol=0, noalloc=True)
 
 
+def _packed(name, args):
+    """A conv2d / conv1d / linear case as a .pte holds it: its _packed form (host_tools/quantize/pack.py)."""
+    return _c(name, quant_pack.PACKED[args[0]], quant_pack.packed_args(args[0], args[1][:-1]) + args[1][-1:])
+
+
 def conv_cases():
     # (name, x, weight, stride, padding, dilation, groups, x_zp, out_zp, lo, hi)
     configs = [
@@ -58,31 +64,46 @@ def conv_cases():
         w = q(*ws, seed=100 + i, lo=-127)
         args = [q(*xs, seed=200 + i), w, bias(ws[0], 300 + i), requant(ws[0], 400 + i), s, p, d, g, zx, zo, lo, hi]
         out = host_tools.quantize.ops.output_shape("conv2d", args)
-        cases.append(_c("q conv2d " + name, "conv2d", args + [Out(out, I8)]))
+        cases.append(_packed("q conv2d " + name, ("conv2d", args + [Out(out, I8)])))
     w = q(4, 3, 3, seed=500, lo=-127)
     args = [q(2, 3, 9, seed=501), w, bias(4, 502), requant(4, 503), [2], [1], [1], 1, -5, 2, -128, 127]
-    cases.append(_c("q conv1d k3 stride 2 pad 1", "conv1d", args + [Out((2, 4, 5), I8)]))
+    cases.append(_packed("q conv1d k3 stride 2 pad 1", ("conv1d", args + [Out((2, 4, 5), I8)])))
     w = q(4, 1, 5, seed=504, lo=-127)
     args = [q(1, 4, 20, seed=505), w, bias(4, 506), requant(4, 507), [1], [2], [1], 4, 3, -4, -128, 127]
-    cases.append(_c("q conv1d depthwise k5 pad 2", "conv1d", args + [Out((1, 4, 20), I8)]))
+    cases.append(_packed("q conv1d depthwise k5 pad 2", ("conv1d", args + [Out((1, 4, 20), I8)])))
     x, w, b, rq = q(1, 2, 5, 5, seed=1), q(3, 2, 3, 3, seed=2, lo=-127), bias(3, 3), requant(3, 4)
+    pw, ch = quant_pack.pack_weight(w), quant_pack.channel_table(w, b, rq, 0)
+    geo = [[3, 3], [1, 1], [0, 0], [1, 1], 1, 0, 0, -128, 127, Out((1, 3, 3, 3), I8)]
     cases += [
+        Case("q conv2d error float input", "mpy_et_quant::conv2d_packed.out", [x.float(), pw, ch] + geo, error=(INVALID_TYPE, "input")),
         Case(
-            "q conv2d error float input",
-            "mpy_et_quant::conv2d.out",
-            [x.float(), w, b, rq, [1, 1], [0, 0], [1, 1], 1, 0, 0, -128, 127, Out((1, 3, 3, 3), I8)],
-            error=(INVALID_TYPE, "input"),
+            "q conv2d error channels shape",
+            "mpy_et_quant::conv2d_packed.out",
+            [x, pw, ch[:2]] + geo,
+            error=(INVALID_ARGUMENT, "channels must be int32[3, 4]"),
         ),
         Case(
-            "q conv2d error requant shape",
-            "mpy_et_quant::conv2d.out",
-            [x, w, b, rq[:2], [1, 1], [0, 0], [1, 1], 1, 0, 0, -128, 127, Out((1, 3, 3, 3), I8)],
-            error=(INVALID_ARGUMENT, "requant must be int32[3, 3]"),
+            "q conv2d error int8 (unpacked) weight",
+            "mpy_et_quant::conv2d_packed.out",
+            [x, w, ch] + geo,
+            error=(INVALID_TYPE, "weight"),
+        ),
+        Case(
+            "q conv2d error packed row length",
+            "mpy_et_quant::conv2d_packed.out",
+            [x, pw[:, :16], ch] + geo,
+            error=(INVALID_ARGUMENT, "packed weight must be uint8[3, 20]"),
+        ),
+        Case(
+            "q conv2d error folded bias out of range",
+            "mpy_et_quant::conv2d_packed.out",
+            [x, pw, ch * torch.tensor([[-1, 1, 1, 1]], dtype=I32)] + geo,
+            error=(INVALID_ARGUMENT, "folded bias"),
         ),
         Case(
             "q conv1d error 4-D input",
-            "mpy_et_quant::conv1d.out",
-            [x, w, b, rq, [1], [0], [1], 1, 0, 0, -128, 127, Out((1, 3, 3, 3), I8)],
+            "mpy_et_quant::conv1d_packed.out",
+            [x, pw, ch, [3], [1], [0], [1], 1, 0, 0, -128, 127, Out((1, 3, 3, 3), I8)],
             error=(INVALID_ARGUMENT, "(N, C, L)"),
         ),
     ]
@@ -91,12 +112,26 @@ def conv_cases():
 
 def linear_cases():
     cases = []
-    for i, (xs, o, zx, zo) in enumerate((((3, 20), 7, -4, 9), ((2, 2, 8), 5, 127, -128))):
+    for i, (xs, o, zx, zo) in enumerate((((3, 20), 7, -4, 9), ((2, 2, 8), 5, 127, -128), ((1, 13), 3, 0, 0))):
         k = xs[-1]
         args = [q(*xs, seed=600 + i), q(o, k, seed=610 + i, lo=-127), bias(o, 620 + i), requant(o, 630 + i), zx, zo, -128, 127]
-        cases.append(_c("q linear %s x %d" % (list(xs), o), "linear", args + [Out(xs[:-1] + (o,), I8)]))
-    args = [q(3, 20, seed=1), q(7, 19, seed=2), bias(7, 3), requant(7, 4), 0, 0, -128, 127, Out((3, 7), I8)]
-    cases.append(Case("q linear error shapes", "mpy_et_quant::linear.out", args, error=(INVALID_ARGUMENT, "do not fit")))
+        cases.append(_packed("q linear %s x %d" % (list(xs), o), ("linear", args + [Out(xs[:-1] + (o,), I8)])))
+    w = q(7, 19, seed=2)
+    args = [
+        q(3, 24, seed=1),
+        quant_pack.pack_weight(w),
+        quant_pack.channel_table(w, bias(7, 3), requant(7, 4), 0),
+        0,
+        0,
+        -128,
+        127,
+        Out((3, 7), I8),
+    ]
+    cases.append(
+        Case(
+            "q linear error shapes", "mpy_et_quant::linear_packed.out", args, error=(INVALID_ARGUMENT, "packed weight must be uint8[7, 24]")
+        )
+    )
     return cases
 
 

@@ -16,6 +16,7 @@ import torch
 from host_tools.lowering.ir import Instruction
 from host_tools.lowering.lower import Lowering, where
 from host_tools.quantize import ops as quant_ops
+from host_tools.quantize import pack as quant_pack
 from host_tools.quantize import ref as quant_ref
 from host_tools.quantize.fuse_rows import RowPatterns, node_arg, node_shape
 from host_tools.quantize.op_sets import LOG_SOFTMAX, LUT
@@ -415,14 +416,21 @@ def float_ops(ep):
 class QuantLowering(Lowering):
     """lower.Lowering plus the mpy_et_quant operators (emitted as their .out)."""
 
+    def __init__(self, ep, supported):
+        super().__init__(ep, supported)
+        self.packed_constants = {}  # _packed's: key -> (the functional args, the packed ones)
+
     def _call(self, node):
         t = node.target
         if not (isinstance(t, torch._ops.OpOverload) and t.namespace == quant_ops.NAMESPACE):
             return super()._call(node)
         name = t._schema.name.split("::")[1]
+        args = [self._resolve(a) for a in node.args]
+        if name in quant_pack.PACKED:  # weights in the layout the kernels read in place
+            args = self._packed(name, args)
+            name = quant_pack.PACKED[name]
         out_op = quant_ops.out_op(name)
         key = "%s::%s.out" % (quant_ops.NAMESPACE, name)
-        args = [self._resolve(a) for a in node.args]
         ref = self._new_tensor(node.meta["val"], node.name)
         self.env[node] = ref
         if key not in self.supported:
@@ -433,6 +441,16 @@ class QuantLowering(Lowering):
             emitted.append(self._emit(v, str(a.type)))
         emitted += [ref.index, ref.index]  # out, then ExecuTorch's return slot
         self.ir.instructions.append(Instruction(key, emitted, where(node)))
+
+    def _packed(self, name, args):
+        """pack.packed_args, made once per set of constants: instructions that
+        share weight, bias and requantization (an unrolled recurrent cell's
+        time steps) share the packed constants too."""
+        key = (name,) + tuple(id(a) if isinstance(a, torch.Tensor) else repr(a) for a in args[1:])
+        cache = self.packed_constants
+        if key not in cache:
+            cache[key] = (args, quant_pack.packed_args(name, args))  # args kept: their ids stay theirs
+        return [args[0]] + cache[key][1][1:]
 
 
 def lower_quantized(ep, supported):

@@ -2,13 +2,16 @@
 
 Each operator has a functional form (used in the fused graph, run on the
 host by host_tools/quantize/ref.py: the integer reference) and an `.out` form
-whose schema is what a .pte names (`mpy_et_quant::conv2d.out`) and what
-portable_kernels/q_<name>.py implements. Schemas: SCHEMAS below.
+whose schema is what a .pte names (`mpy_et_quant::add.out`) and what
+portable_kernels/quantized/op_<name>.py implements. conv2d, conv1d and linear
+are written to a .pte as their `_packed` forms (host_tools/quantize/pack.py).
+Schemas: SCHEMAS below.
 """
 
 import torch
 import torch.ao.quantization.fx._decomposed  # noqa: F401 (registers quantized_decomposed ops)
 
+from host_tools.quantize import pack as quant_pack
 from host_tools.quantize import ref as quant_ref
 from host_tools.quantize import ref_bmm as quant_ref_bmm
 from host_tools.quantize import ref_log_softmax as quant_ref_log_softmax
@@ -40,6 +43,24 @@ SCHEMAS = {
         "Tensor x, Tensor weight, Tensor bias, Tensor requant, int x_zero_point, int out_zero_point, int out_min, int out_max",
         torch.int8,
         quant_ref.linear,
+    ),
+    # what a .pte names instead of the three above (host_tools/quantize/pack.py: weights in the layout kernels read)
+    "conv2d_packed": (
+        "Tensor x, Tensor weight, Tensor channels, int[] kernel_size, int[] stride, int[] padding, int[] dilation, int groups, "
+        "int x_zero_point, int out_zero_point, int out_min, int out_max",
+        torch.int8,
+        quant_pack.conv_packed,
+    ),
+    "conv1d_packed": (
+        "Tensor x, Tensor weight, Tensor channels, int[] kernel_size, int[] stride, int[] padding, int[] dilation, int groups, "
+        "int x_zero_point, int out_zero_point, int out_min, int out_max",
+        torch.int8,
+        quant_pack.conv_packed,
+    ),
+    "linear_packed": (
+        "Tensor x, Tensor weight, Tensor channels, int x_zero_point, int out_zero_point, int out_min, int out_max",
+        torch.int8,
+        quant_pack.linear_packed,
     ),
     "add": (
         "Tensor a, Tensor b, int a_zero_point, int a_multiplier, int b_zero_point, int b_multiplier, "
@@ -117,7 +138,11 @@ def output_shape(name, a):
         w, stride, padding, dilation = a[1], a[4], a[5], a[6]
         spatial = [_conv_len(x.shape[2 + i], w.shape[2 + i], stride[i], padding[i], dilation[i]) for i in range(x.dim() - 2)]
         return [x.shape[0], w.shape[0]] + spatial
-    if name == "linear":
+    if name in ("conv2d_packed", "conv1d_packed"):
+        ks, stride, padding, dilation = a[3], a[4], a[5], a[6]
+        spatial = [_conv_len(x.shape[2 + i], ks[i], stride[i], padding[i], dilation[i]) for i in range(x.dim() - 2)]
+        return [x.shape[0], a[1].shape[0]] + spatial
+    if name in ("linear", "linear_packed"):
         return list(x.shape[:-1]) + [a[1].shape[0]]
     if name == "bmm":
         return list(x.shape[:-1]) + [a[1].shape[-1]]

@@ -122,7 +122,8 @@ def check_viper_conv(weight, bias, x_zp, what):
     k = weight[0].numel()
     c = bias.to(torch.int64) - (128 + x_zp) * weight.to(torch.int64).reshape(weight.shape[0], -1).sum(1)
     check_range(c, 2**29, what + " folded bias (stored with a 2**29 offset)")
-    if 255 * 255 * k + 128 * 255 * k + int(c.abs().max()) >= WORD:
+    # the dot of unsigned bytes alone is a small int (< 2**30) on 32-bit ports: the reference step adds it up first
+    if 255 * 255 * k + 128 * 255 * k + int(c.abs().max()) >= WORD or 255 * 255 * k >= 2**30:
         raise QuantRangeError("%s: %d-term dot products overflow a 32-bit viper word" % (what, k))
 
 

@@ -9,8 +9,9 @@ into a padded buffer once, then for each output channel and input channel
 every window is dotted through three row pointers with constant offsets and
 signed taps and added into an int32 plane, biased by 2**30 (|partial sums|
 < 2**29 + 293760 * cpg < 2**30 for cpg <= 1024), (sum(xb * w): the per-channel
-constant of q_conv_viper's params absorbs the 128 and the padding, as in
-q_conv_dw_viper). The requantization is q_requant.requant's, bit for bit.
+constant of the channel table absorbs the 128 and the padding, as in
+q_conv_dw_viper). Taps are read from the packed weights where they lie
+(host_tools/quantize/pack.py). The requantization is q_requant.requant's, bit for bit.
 Does not allocate.
 """
 
@@ -22,16 +23,13 @@ from mpy_et import noalloc
 from portable_kernels.util import scratch
 
 
-def prepare(x, weight, params, geom, tail, out):
-
+def prepare(x, weight, channels, geom, tail, out):
+    """(step, ctx); weight = packed uint8 [O, kp] (host_tools/quantize/pack.py), read in place."""
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
-    wd = weight.data
-    wb = bytearray(weight.numel)
-    for i in range(weight.numel):
-        wb[i] = wd[i] + 128
     wp, hp = w + 2 * pw, h + 2 * ph
-    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, 1 << 30])
-    return _step, (x.buf, wb, out.buf, params, g, scratch.rows("col", cpg * wp * hp), scratch.rows("acc", oh * ow))
+    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, 1 << 30, weight.sizes[1]])
+    ctx = (x.buf, weight.buffer, out.buf, channels.buffer, g, scratch.rows("col", cpg * wp * hp), scratch.rows("acc", oh * ow))
+    return _step, ctx
 
 
 def _step(ctx):
@@ -96,6 +94,7 @@ def _conv(a: ptr8, b: ptr8, c: ptr8, xobj, wobj, oobj, pobj, gobj, padobj, accob
     wp = g[22]
     hp = g[23]
     npx = oh * ow
+    kp = g[25]
     bias = g[24]  # 2**30 (not a literal: not a small int on 32-bit); partial sums are stored biased, non-negative
     pbase = int(ptr8(padobj))  # noqa: F821
     oi = g[1]
@@ -107,17 +106,32 @@ def _conv(a: ptr8, b: ptr8, c: ptr8, xobj, wobj, oobj, pobj, gobj, padobj, accob
             base = int(p[pi]) - 0x20000000 + bias
             for j in range(npx):
                 acc[j] = base
+            # channel k's packed bytes (host_tools/quantize/pack.py): patch position
+            # t at start + (t >> 2) * step + (t & 3), pairs interleaved
+            start = (bg % groups) * opg * kp + k * kp
+            step = 4
+            if k < (opg & ~1):
+                start += (k & 1) * (4 - kp)
+                step = 8
             for ci in range(cpg):
-                t = (oc * cpg + ci) * 9
-                w0 = int(wt[t]) - 128
-                w1 = int(wt[t + 1]) - 128
-                w2 = int(wt[t + 2]) - 128
-                w3 = int(wt[t + 3]) - 128
-                w4 = int(wt[t + 4]) - 128
-                w5 = int(wt[t + 5]) - 128
-                w6 = int(wt[t + 6]) - 128
-                w7 = int(wt[t + 7]) - 128
-                w8 = int(wt[t + 8]) - 128
+                t = ci * 9
+                w0 = int(wt[start + (t >> 2) * step + (t & 3)]) - 128
+                t += 1
+                w1 = int(wt[start + (t >> 2) * step + (t & 3)]) - 128
+                t += 1
+                w2 = int(wt[start + (t >> 2) * step + (t & 3)]) - 128
+                t += 1
+                w3 = int(wt[start + (t >> 2) * step + (t & 3)]) - 128
+                t += 1
+                w4 = int(wt[start + (t >> 2) * step + (t & 3)]) - 128
+                t += 1
+                w5 = int(wt[start + (t >> 2) * step + (t & 3)]) - 128
+                t += 1
+                w6 = int(wt[start + (t >> 2) * step + (t & 3)]) - 128
+                t += 1
+                w7 = int(wt[start + (t >> 2) * step + (t & 3)]) - 128
+                t += 1
+                w8 = int(wt[start + (t >> 2) * step + (t & 3)]) - 128
                 row = pbase + ci * wp * hp
                 j = 0
                 for _oy in range(oh):

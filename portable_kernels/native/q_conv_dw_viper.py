@@ -1,5 +1,7 @@
 """Viper step of the int8 depthwise convolution (one input and one output
 channel per group, kernel larger than 1x1), used by q_conv_viper.prepare.
+Weights are the packed rows (host_tools/quantize/pack.py: w + 128, one row
+of kp bytes per channel), read where they lie.
 
 Per channel plane and output pixel, the window is read straight from the
 input (no patch copy): pixels whose window lies inside the input take a
@@ -18,19 +20,16 @@ from portable_kernels.util import scratch
 from portable_kernels.util.emitters import HAS_THUMB
 
 
-def prepare(x, weight, params, geom, tail, out):
-    kn = weight.numel // weight.sizes[0]
-    wd = weight.data
+def prepare(x, weight, channels, geom, tail, out):
+    """(step, ctx); weight = packed uint8 [C, kp] (one row per channel, w + 128), channels = the int32 table."""
+    kp = weight.sizes[1]
     kh, kw, dh, dw = geom[6], geom[7], geom[12], geom[13]
     if kh == 3 and kw == 3 and dh == 1 and dw == 1:
         if HAS_THUMB:
-            return _prepare_thumb(x, weight, params, geom, tail, out)
-        return _prepare_3x3(x, weight, params, geom, tail, out)
-    wb = bytearray(weight.numel)
-    for i in range(weight.numel):
-        wb[i] = wd[i] + 128
-    g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn])
-    return _step, (x.buf, wb, out.buf, params, g)
+            return _prepare_thumb(x, weight, channels, geom, tail, out)
+        return _prepare_3x3(x, weight, channels, geom, tail, out)
+    g = array("i", [x.offset, out.offset] + list(geom) + tail + [kp])
+    return _step, (x.buf, weight.buffer, out.buf, channels.buffer, g)
 
 
 def _step(ctx):
@@ -57,14 +56,14 @@ def _dw(x: ptr8, wt: ptr8, o: ptr8, p: ptr32, g: ptr32):  # noqa: F821 (viper ty
     zo = g[19] - 128
     lo = g[20] - 128
     hi = g[21] - 128
-    kn = g[22]
+    kp = g[22]
     hw = h * w
     ystep = dh * w
     oi = g[1]
     for plane in range(n * ch):
         c = plane % ch
         xb = g[0] + plane * hw
-        wb0 = c * kn
+        wb0 = c * kp
         pi = c * 4
         base = int(p[pi]) - 0x20000000
         m = int(p[pi + 1])
@@ -120,29 +119,29 @@ def _dw(x: ptr8, wt: ptr8, o: ptr8, p: ptr32, g: ptr32):  # noqa: F821 (viper ty
                 oi += 1
 
 
-def _prepare_thumb(x, weight, params, geom, tail, out):
+def _prepare_thumb(x, weight, channels, geom, tail, out):
     """3x3, dilation 1, on Arm: each channel plane is copied unsigned into a
     padded buffer, q_dw_thumb.dw3x3 computes every window's dot product with
-    signed taps, q_requant_thumb.rows requantizes. Same integers as the other steps:
-    sum(xb * w) = sum(xb * wb) - 128 * sum(xb) (params' constant is kept)."""
+    the channel's 9 signed taps (taken from the packed row into a 9-word
+    scratch per channel), q_requant_thumb.rows requantizes. Same integers as
+    the other steps: sum(xb * w) = sum(xb * wb) - 128 * sum(xb) (the table's
+    constant is kept)."""
     from portable_kernels.native.q_dw_thumb import dw3x3, pad_plane
     from portable_kernels.native.q_requant_thumb import make_ctl, rows
 
     n, ch, _, _, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
-    wd = weight.data
-    taps = array("i", [wd[i] for i in range(weight.numel)])
     wp, hp = w + 2 * pw, h + 2 * ph
     ctl = array("i", [wp, sw, ow, oh, sh * wp, 0, 0, 0, 0])
-    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp])
+    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, weight.sizes[1]])
     # requantized by q_requant_thumb.rows as one channel of oh * ow pixels whose patch sums are 0
-    rqctl = make_ctl(params, ch, 1, oh * ow, oh * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
+    rqctl = make_ctl(1, oh * ow, oh * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
     zeros = scratch.rows("zero", oh * ow)  # never written
     pctl = array("i", [0, w, h, pw, ph * wp, (hp - h - ph) * wp, tail[0], 0])  # q_dw_thumb.pad_plane's
     ctx = (
         x.buf,
-        taps,
+        weight.buffer,
         out.buf,
-        params,
+        scratch.rows("taps", 9),
         g,
         scratch.rows("col", wp * hp),
         scratch.rows("acc", oh * ow),
@@ -153,32 +152,36 @@ def _prepare_thumb(x, weight, params, geom, tail, out):
         zeros,
         pad_plane,
         pctl,
+        channels.buffer,
     )
     return _step_thumb, ctx
 
 
 def _step_thumb(ctx):
-    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13])
+    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13], ctx[14])
 
 
 @micropython.viper
-def _dw_planes(xobj, tapobj, oobj, pobj, gobj, padobj, dobj, ctlobj, kern, rq, rqobj, zobj, padfn, pctlobj):
+def _dw_planes(xobj, wobj, oobj, tapobj, gobj, padobj, dobj, ctlobj, kern, rq, rqobj, zobj, padfn, pctlobj, pobj):
     g = ptr32(gobj)  # noqa: F821
-    ctl = ptr32(ctlobj)  # noqa: F821
     pctl = ptr32(pctlobj)  # noqa: F821
+    wt = ptr8(wobj)  # noqa: F821
+    taps = ptr32(tapobj)  # noqa: F821
     n = g[2]
     ch = g[3]
+    kp = g[24]
     npx = g[16] * g[17]
     hw = g[6] * g[7]
     for plane in range(n * ch):
         c = plane % ch
         pctl[0] = g[0] + plane * hw
         padfn(xobj, padobj, pctlobj)
-        ctl[5] = c * 36
+        for t in range(9):  # the channel's signed taps (ctl[5] = 0: dw3x3 reads them from the start)
+            taps[t] = int(wt[c * kp + t]) - 128
         kern(padobj, tapobj, dobj, ctlobj)
         rc = ptr32(rqobj)  # noqa: F821
         rc[3] = g[1] + plane * npx
-        rc[5] = 64 + c * 32
+        rc[5] = int(ptr8(pobj)) + c * 16  # noqa: F821 (the channel's table entry)
         rq(dobj, zobj, oobj, rqobj)
 
 
@@ -216,21 +219,18 @@ def _pad_plane(x: ptr8, pb: ptr8, g: ptr32, plane: int):  # noqa: F821
         i += 1
 
 
-def _prepare_3x3(x, weight, params, geom, tail, out):
+def _prepare_3x3(x, weight, channels, geom, tail, out):
     """3x3, dilation 1, viper without asm_thumb: each channel plane is copied
     unsigned into a padded buffer (_pad_plane) and every window is read there
-    through three row pointers with constant offsets, dotted with signed taps:
-    sum(xb * w) = sum(xb * wb) - 128 * sum(xb), so params' constant is kept and
-    no patch sum is needed (padding, zx + 128, cancels in the constant)."""
+    through three row pointers with constant offsets, dotted with signed taps
+    (the packed row's bytes - 128): sum(xb * w) = sum(xb * wb) - 128 * sum(xb),
+    so the table's constant is kept and no patch sum is needed (padding,
+    zx + 128, cancels in the constant)."""
 
     n, ch, _, _, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
-    wd = weight.data
-    wb = bytearray(weight.numel)
-    for i in range(weight.numel):
-        wb[i] = wd[i] + 128
     wp, hp = w + 2 * pw, h + 2 * ph
-    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp])
-    return _step_3x3, (x.buf, wb, out.buf, params, g, scratch.rows("col", wp * hp))
+    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, weight.sizes[1]])
+    return _step_3x3, (x.buf, weight.buffer, out.buf, channels.buffer, g, scratch.rows("col", wp * hp))
 
 
 def _step_3x3(ctx):
@@ -259,7 +259,7 @@ def _dw3x3(a: ptr8, b: ptr8, c: ptr8, xobj, wobj, oobj, pobj, gobj, padobj):  # 
     for plane in range(n * ch):
         cc = plane % ch
         _pad_plane(xobj, padobj, gobj, plane)
-        t = cc * 9
+        t = cc * g[24]
         w0 = int(wt[t]) - 128
         w1 = int(wt[t + 1]) - 128
         w2 = int(wt[t + 2]) - 128

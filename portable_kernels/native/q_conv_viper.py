@@ -1,12 +1,13 @@
-"""Viper steps of the int8 convolution / linear kernels (quantized/op_conv2d.py).
+"""Viper steps of the int8 convolution / linear kernels (quantized/op_conv2d_packed.py).
 
 Imported only where the port has a native emitter (q_requant.use_viper).
-Bytes are read unsigned: xb = x + 128 (padding as zx + 128) and
-wb = w + 128 (a copy made at load), so a dot product is plain byte loads;
-with C = bias - (128 + zx) * sum(w) per channel,
+Bytes are read unsigned: xb = x + 128 (padding as zx + 128) and the packed
+weights wb = w + 128 (host_tools/quantize/pack.py, read where they lie), so
+a dot product is plain byte loads; with the channel table's
+C = bias - (128 + zx) * sum(w),
     acc = C + sum(xb * wb) - 128 * sum(xb)
 equals bias + sum((x - zx) * w). Every intermediate fits a 32-bit word
-(host_tools/quant_ref.check_viper_conv); the requantization is
+(host_tools/quantize/ref.check_viper_conv); the requantization is
 q_requant.requant's, bit for bit.
 
 Regular / pointwise convolution and linear work one output row at a time:
@@ -14,10 +15,10 @@ _gather writes the patch of every pixel of the row (kp bytes each, kp =
 patch length rounded up to 4, the tail left 0) and its byte sum; a dot
 kernel computes every (pixel, output channel) dot of the group into an
 int32 row (q_dot_thumb.dots in Arm Thumb assembly where the port has it,
-with weights interleaved 2 channels at a time; q_dots_viper.dots elsewhere,
-8 at a time); _requant_row writes the int8 outputs. Depthwise
-convolution (one input and one output channel per group) has its own
-step in native/q_conv_dw_viper.py. No step allocates.
+q_dots_viper.dots elsewhere; both read the packed channel pairs);
+_requant_row writes the int8 outputs. Depthwise convolution (one input and
+one output channel per group) has its own step in native/q_conv_dw_viper.py.
+No step allocates; the constants are not copied.
 """
 
 from array import array
@@ -25,54 +26,26 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
-from portable_kernels.native.q_dots_viper import dots as viper_dots
-from portable_kernels.native.q_dots_viper import interleave
 from portable_kernels.util import scratch
 from portable_kernels.util.emitters import HAS_THUMB
 
-_OFF = 1 << 29  # per-channel values are stored non-negative (ptr32 loads zero-extend on 64-bit)
 
-
-def _params(weight, biases, ms, ss, ls, zx):
-    """Per channel (C + _OFF, M, s, L) as int32 (load time)."""
-    oc_n = weight.sizes[0]
-    k = weight.numel // oc_n
-    wd = weight.data
-    params = array("i", [0] * (4 * oc_n))
-    for oc in range(oc_n):
-        total = 0
-        for i in range(oc * k, oc * k + k):
-            total += wd[i]
-        params[4 * oc] = biases[oc] - (128 + zx) * total + _OFF
-        params[4 * oc + 1] = ms[oc]
-        params[4 * oc + 2] = ss[oc]
-        params[4 * oc + 3] = ls[oc]
-    return params
-
-
-def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what, key=None):
-    """(step, ctx). key: what identifies biases, ms, ss and ls (their
-    constants' places): instructions with the same weight and key (an
-    unrolled recurrent cell's steps) share the per-channel arrays."""
+def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
+    """(step, ctx) of a checked convolution (quantized/op_conv2d_packed.make)."""
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
-    if key is None:
-        params = _params(weight, biases, ms, ss, ls, zx)
-    else:
-        params = scratch.derived(weight, ("params", zx) + key, lambda: _params(weight, biases, ms, ss, ls, zx))
+    params = channels.buffer  # (C + 2**29, M, s, L) per channel, in place
+    wt = weight.buffer
     tail = [zx + 128, zo + 128, lo + 128, hi + 128]
     if cpg == 1 and opg == 1 and kh * kw > 1:
         from portable_kernels.native import q_conv_dw_viper
 
-        return q_conv_dw_viper.prepare(x, weight, params, geom, tail, out)
+        return q_conv_dw_viper.prepare(x, weight, channels, geom, tail, out)
     if not HAS_THUMB and (opg <= 2 or cpg == 1) and kh == 3 and kw == 3 and dh == 1 and dw == 1 and cpg <= 1024:
         from portable_kernels.native import q_conv_direct_viper
 
-        return q_conv_direct_viper.prepare(x, weight, params, geom, tail, out)
-    oc_n = weight.sizes[0]
-    kn = weight.numel // oc_n
-    kp = (kn + 3) & ~3
-    blocks = (2, 1) if HAS_THUMB else (8, 4, 1)
-    wb = scratch.derived(weight, ("interleave", opg, kp), lambda: _interleaved(weight, oc_n, opg, kn, kp, blocks))
+        return q_conv_direct_viper.prepare(x, weight, channels, geom, tail, out)
+    kp = weight.sizes[1]
+    kn = cpg * kh * kw
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp])
     # dot control: pixels, kp, channels, weight offset, the kernel's scratch, channel pairs, odd channel
     ctl = array("i", [ow, kp, opg, 0, 0, 0, 0, 0, 0, opg >> 1, opg & 1])
@@ -81,15 +54,10 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what, key=
         from portable_kernels.native.q_dot_thumb import dots
         from portable_kernels.native.q_requant_thumb import make_ctl, rows
 
-        if key is None:
-            rqctl = make_ctl(params, oc_n, opg, ow, oh * ow, zo, lo, hi)
-        else:  # rows() keeps its running state in ctl: steps run one at a time, so sharing is safe
-            rqctl = scratch.derived(
-                weight, ("rqctl", zx, opg, ow, oh, zo, lo, hi) + key, lambda: make_ctl(params, oc_n, opg, ow, oh * ow, zo, lo, hi)
-            )
+        rqctl = make_ctl(opg, ow, oh * ow, zo, lo, hi)
         rq = rows
     else:
-        dots = viper_dots
+        from portable_kernels.native.q_dots_viper import dots
     g.append(1 if rq is not None else 0)  # g[24]: requantize with the Thumb rows
     gx = None
     if HAS_THUMB:
@@ -104,7 +72,7 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what, key=
         g,
         scratch.rows("col", ow * kp),
         scratch.rows("sx", ow),
-        wb,
+        wt,
         scratch.rows("acc", ow * opg),
         ctl,
         dots,
@@ -113,12 +81,6 @@ def prepare(x, weight, biases, ms, ss, ls, geom, zx, zo, lo, hi, out, what, key=
         gx,
     )
     return _step, ctx
-
-
-def _interleaved(weight, oc_n, opg, kn, kp, blocks):
-    wb = bytearray(oc_n * kp)  # interleave's layout, tail 0
-    interleave(weight.data, wb, oc_n // opg, opg, kn, kp, blocks)
-    return wb
 
 
 def _step(ctx):
@@ -146,7 +108,7 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
             ctl[3] = gi * opg * kp
             if thumb_rq:
                 rc = ptr32(rqobj)  # noqa: F821
-                rc[5] = 64 + gi * opg * 32
+                rc[5] = int(ptr8(pobj)) + gi * opg * 16  # noqa: F821 (the group's channel table entries)
             for oy in range(oh):
                 if thumb_gather:
                     gth(xobj, gobj, colobj, sxobj, b * groups + gi, oy, gx)

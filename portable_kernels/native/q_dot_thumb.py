@@ -4,7 +4,7 @@ imported only where the port has @micropython.asm_thumb (emitters.HAS_THUMB).
 dots(col, wt, acs, ctl), all buffers (int32 ctl):
     ctl = [pixels, kp, channels, woff, scratch x5, channels >> 1, channels & 1]
     acs[px * channels + j] = sum(col[px*kp + i] * w_j[i], i < kp)
-with the weights of q_dots_viper.interleave(blocks (2, 1)): channel pairs,
+with the packed weights of host_tools/quantize/pack.py, read in place: channel pairs,
 for every 4 patch positions 4 bytes of the first channel then 4 of the
 second, then the odd channel's row. Each patch byte is loaded once for both
 channels of a pair (4 instructions per MAC instead of 5). Bytes unsigned, kp

@@ -11,9 +11,13 @@ The patch tail (k >= kn) is left as it is: its weights are 0 and psums
 skips it. Same bytes and sums as q_conv_viper._gather; nothing allocates.
 
     tab (int32) = (dlo, dhi, soff) per kx (rows inside), then the same per kx
-        for rows outside (all padding), then (offset, ky) per (c, ky)
+        for rows outside (all padding)
     ctl (int32) = [row offset in x, 0, kw, kp, sw, pad, ow * kp, scratch x4,
-        segments, ow, scratch x2, x address, tab address, ky mask, 0, kn & ~3, kn & 3]
+        segments, ow, scratch x2, x address, tab address, ky mask, 0, kn & ~3, kn & 3,
+        the segment's offset and ky (scratch), dh * w, h * w - kh * dh * w, kh]
+    Segments (c, ky) go c outer, ky inner; their offsets are counted, not
+    tabulated (a table would grow with the input channels: 64 KB for a
+    linear layer of 8192 inputs).
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
@@ -35,10 +39,8 @@ def prepare(geom, pad, kn, kp):
         lo = min(lo, hi)
         tab += [lo * kp, hi * kp, lo * sw - t]
     tab += [ow * kp, ow * kp, 0] * kw
-    for c in range(cpg):
-        for ky in range(kh):
-            tab += [c * h * w + ky * dh * w, ky]
     ctl = [0, 0, kw, kp, sw, pad, ow * kp, 0, 0, 0, 0, cpg * kh, ow, 0, 0, 0, 0, 0, 0, kn & ~3, kn & 3]
+    ctl += [0, 0, dh * w, h * w - kh * dh * w, kh]
     return (array("i", tab), array("i", ctl), colrows, psums, gather)
 
 
@@ -69,22 +71,29 @@ def gather(xobj, gobj, colobj, sxobj, plane: int, oy: int, gx):
 def colrows(r0, r1, r2, r3):
     str(r0, [r3, 60])
     str(r2, [r3, 64])
-    ldr(r4, [r3, 8])
-    mov(r5, 24)
-    mul(r4, r5)
-    add(r4, r4, r2)
-    str(r4, [r3, 52])  # segments follow both tables
+    mov(r4, 0)
+    str(r4, [r3, 84])  # the first segment: c = 0, ky = 0
+    str(r4, [r3, 88])
     ldr(r4, [r3, 44])
     str(r4, [r3, 56])
     ldr(r4, [r3, 4])
     add(r1, r1, r4)
     str(r1, [r3, 32])  # col + k + kx
     label(SEG)
-    ldr(r4, [r3, 52])
-    ldr(r5, [r4, 0])
-    ldr(r6, [r4, 4])
-    add(r4, 8)
-    str(r4, [r3, 52])
+    ldr(r5, [r3, 84])  # this segment's offset, c * h * w + ky * dh * w
+    ldr(r6, [r3, 88])  # its ky
+    ldr(r7, [r3, 92])
+    add(r4, r5, r7)  # the next one's: ky + 1
+    add(r0, r6, 1)
+    ldr(r7, [r3, 100])
+    cmp(r0, r7)
+    blt(SAMEC)
+    mov(r0, 0)  # or the next channel's ky 0
+    ldr(r7, [r3, 96])
+    add(r4, r4, r7)
+    label(SAMEC)
+    str(r4, [r3, 84])
+    str(r0, [r3, 88])
     ldr(r0, [r3, 60])
     ldr(r7, [r3, 0])
     add(r0, r0, r7)

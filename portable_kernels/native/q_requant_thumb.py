@@ -10,10 +10,13 @@
 rows(acs, sxs, out, ctl): acs = int32 dots [pixel][channel], sxs = int32
 patch sums per pixel, out = the output tensor's buffer, ctl = int32:
   [0] acs stride (bytes), [1] pixels, [2] output channel stride, [3] row
-  offset in out, [4] channels, [5] byte offset of the group's first channel
-  entry in ctl, [6] zo, [7] lo, [8] hi, [9..13] scratch, [14] 0x7FFF,
-  [15] 0, then 8 words per channel: C, M, shift (s or s - 15), L, -L,
-  rounding (2**(s-1) or 2**(s-16)), split flag, 0.
+  offset in out, [4] channels, [5] address of the group's first entry in
+  the channel table (host_tools/quantize/pack.py: int32 (C + 2**29, M, s, L)
+  per channel, read where it lies; the caller sets it), [6] zo, [7] lo,
+  [8] hi, [9..13] scratch, [14] 0x7FFF, [15] 0, [16..22] the current
+  channel's C, M, shift (s or s - 15), L, -L, rounding (2**(s-1) or
+  2**(s-16)), split flag, derived from its table entry when the channel
+  starts, [23] 0, [24] the next table entry.
 The split / direct choice is made once per channel (two pixel loops).
 Writes only out and ctl's scratch; returns 0 (a small int: nothing allocates).
 """
@@ -23,21 +26,10 @@ from array import array
 
 import micropython
 
-from portable_kernels.quantized.requant import SPLIT_FROM
 
-_TABLE = 64  # bytes before the per-channel entries
-
-
-def make_ctl(params, oc_n, opg, ow, plane, zo, lo, hi):
-    """The ctl array of rows() from q_conv_viper's per-channel params (load time)."""
-    ctl = array("i", [opg * 4, ow, plane, 0, opg, _TABLE, zo, lo, hi, 0, 0, 0, 0, 0, 0x7FFF, 0] + [0] * (8 * oc_n))
-    for c in range(oc_n):
-        base, m, s, lim = params[4 * c] - (1 << 29), params[4 * c + 1], params[4 * c + 2], params[4 * c + 3]
-        split = s >= SPLIT_FROM
-        entry = (base, m, s - 15 if split else s, lim, -lim, 1 << (s - 16 if split else s - 1), 1 if split else 0)
-        for i in range(7):
-            ctl[16 + 8 * c + i] = entry[i]
-    return ctl
+def make_ctl(opg, ow, plane, zo, lo, hi):
+    """The ctl array of rows() (load time): 25 words, whatever the channel count."""
+    return array("i", [opg * 4, ow, plane, 0, opg, 0, zo, lo, hi, 0, 0, 0, 0, 0, 0x7FFF, 0] + [0] * 9)
 
 
 @micropython.asm_thumb
@@ -47,11 +39,40 @@ def rows(r0, r1, r2, r3):
     add(r2, r2, r4)
     str(r2, [r3, 48])  # output of the current channel
     str(r0, [r3, 44])  # dots of the current channel
-    ldr(r7, [r3, 20])
-    add(r7, r7, r3)  # the channel's entry
+    ldr(r4, [r3, 20])
+    str(r4, [r3, 96])  # the next table entry
+    mov(r7, r3)
+    add(r7, 64)  # the current channel's derived entry
     ldr(r4, [r3, 16])
     str(r4, [r3, 36])  # channels left
     label(CH)
+    ldr(r6, [r3, 96])
+    ldr(r4, [r6, 0])
+    mov(r5, 1)
+    lsl(r5, r5, 29)
+    sub(r4, r4, r5)
+    str(r4, [r7, 0])  # C
+    ldr(r4, [r6, 4])
+    str(r4, [r7, 4])  # M
+    ldr(r4, [r6, 12])
+    str(r4, [r7, 12])  # L
+    neg(r5, r4)
+    str(r5, [r7, 16])  # -L
+    ldr(r4, [r6, 8])  # s
+    add(r6, 16)
+    str(r6, [r3, 96])
+    mov(r5, 0)
+    cmp(r4, 22)  # requant.SPLIT_FROM
+    blt(DIRECT)
+    sub(r4, 15)
+    mov(r5, 1)
+    label(DIRECT)
+    str(r5, [r7, 24])  # split flag
+    str(r4, [r7, 8])  # shift
+    sub(r4, 1)
+    mov(r5, 1)
+    lsl(r5, r4)
+    str(r5, [r7, 20])  # rounding: 2**(shift - 1)
     ldr(r0, [r3, 44])
     ldr(r1, [r3, 52])
     ldr(r2, [r3, 48])
@@ -163,9 +184,10 @@ def rows(r0, r1, r2, r3):
     ldr(r5, [r3, 8])
     add(r2, r2, r5)
     str(r2, [r3, 48])
-    add(r7, 32)
     ldr(r5, [r3, 36])
     sub(r5, 1)
     str(r5, [r3, 36])
-    bgt(CH)
+    ble(DONE)
+    b(CH)  # beyond a conditional branch's reach
+    label(DONE)
     mov(r0, 0)

@@ -56,6 +56,20 @@ def zero_point(v, what):
     return v
 
 
+def channel_table(t, n, what):
+    """Check an int32 [n, 4] table of (C + 2**29, M, s, L) per output channel
+    (host_tools/quantize/pack.py; load time: the kernels read it in place)."""
+    checks.is_tensor(t, what + " channels")
+    checks.dtype_in(t, (dtypes.INT,), what + " channels")
+    if tuple(t.sizes) != (n, 4):
+        checks.fail("%s: channels must be int32[%d, 4] (folded bias, multiplier, shift, limit), got %s" % (what, n, checks.shape_str(t)))
+    d = t.data
+    for c in range(n):
+        if not 0 <= d[4 * c] < 1 << 30:
+            checks.fail("%s channel %d: folded bias %d outside 0..2**30 (stored with a 2**29 offset)" % (what, c, d[4 * c]))
+        scalar_params(d[4 * c + 1], d[4 * c + 2], d[4 * c + 3], "%s channel %d" % (what, c))
+
+
 def channel_params(requant_t, n, what):
     """Lists (M, s, L) per channel from an int32 [n, 3] tensor (load time)."""
     checks.is_tensor(requant_t, what + " requant")

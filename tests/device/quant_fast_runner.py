@@ -9,8 +9,8 @@ import sys
 from mpy_et import dtypes
 from mpy_et.tensor import Tensor
 from portable_kernels.quantized import requant as q_requant
-from portable_kernels.quantized.op_conv2d import conv2d_out
-from portable_kernels.quantized.op_linear import linear_out
+from portable_kernels.quantized.op_conv2d_packed import conv2d_packed_out
+from portable_kernels.quantized.op_linear_packed import linear_packed_out
 
 _seed = [12345]
 
@@ -37,6 +37,43 @@ def requant_t(n):
         t.data[3 * c] = m
         t.data[3 * c + 1] = s
         t.data[3 * c + 2] = (1 << 29) if s >= 22 else ((1 << 30) - 1) // m
+    return t
+
+
+def packed(w, groups):
+    """uint8 [O, kp]: host_tools/quantize/pack.pack_weight, written again here
+    (device code may not import the host's)."""
+    o = w.sizes[0]
+    k = w.numel // o
+    kp = (k + 3) & ~3
+    t = Tensor(dtypes.BYTE, (o, kp))
+    t.bind(bytearray(o * kp), 0)
+    opg = o // groups
+    for oc in range(o):
+        j = oc % opg
+        start = (oc - j) * kp + j * kp
+        step = 4
+        if j < (opg & ~1):
+            start += (j & 1) * (4 - kp)
+            step = 8
+        for i in range(k):
+            t.data[start + (i >> 2) * step + (i & 3)] = w.data[oc * k + i] + 128
+    return t
+
+
+def channel_table(w, b, rq, zx):
+    """int32 [O, 4] of (bias - (128 + zx) * sum(w) + 2**29, M, s, L): pack.channel_table."""
+    o = w.sizes[0]
+    k = w.numel // o
+    t = Tensor(dtypes.INT, (o, 4))
+    t.bind(bytearray(16 * o), 0)
+    for oc in range(o):
+        total = 0
+        for i in range(k):
+            total += w.data[oc * k + i]
+        t.data[4 * oc] = b.data[oc] - (128 + zx) * total + (1 << 29)
+        for i in range(3):
+            t.data[4 * oc + 1 + i] = rq.data[3 * oc + i]
     return t
 
 
@@ -67,13 +104,14 @@ def run_layer(spec, fast):
     if stride is None:
         out = Tensor(dtypes.CHAR, (xs[0], ws[0]))
         out.bind(bytearray(out.numel), 0)
-        step, ctx = linear_out(x, w, b, rq, zx, zo, -128, 127, out)
+        step, ctx = linear_packed_out(x, packed(w, 1), channel_table(w, b, rq, zx), zx, zo, -128, 127, out)
     else:
         oh = (xs[2] + 2 * padding[0] - dilation[0] * (ws[2] - 1) - 1) // stride[0] + 1
         ow = (xs[3] + 2 * padding[1] - dilation[1] * (ws[3] - 1) - 1) // stride[1] + 1
         out = Tensor(dtypes.CHAR, (xs[0], ws[0], oh, ow))
         out.bind(bytearray(out.numel), 0)
-        step, ctx = conv2d_out(x, w, b, rq, stride, padding, dilation, groups, zx, zo, -128, 127, out)
+        ch = channel_table(w, b, rq, zx)
+        step, ctx = conv2d_packed_out(x, packed(w, groups), ch, ws[2:], stride, padding, dilation, groups, zx, zo, -128, 127, out)
     try:
         import micropython
 
@@ -91,7 +129,7 @@ def run_layer(spec, fast):
 
 def step_name(step, ctx):
     """module.function of a step (MicroPython functions have no __module__)."""
-    for mod in ("native.q_conv_dw_viper", "native.q_conv_direct_viper", "native.q_conv_viper", "quantized.op_conv2d"):
+    for mod in ("native.q_conv_dw_viper", "native.q_conv_direct_viper", "native.q_conv_viper", "quantized.op_conv2d_packed"):
         m = sys.modules.get("portable_kernels." + mod)
         for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref"):
             if m is not None and getattr(m, fn, None) is step:
