@@ -42,7 +42,7 @@ def test_fast_paths_match_the_reference_and_cpython(target):
     for name, (step, _, _) in got.items():
         want = "native.q_conv_viper._step+" + dots
         if name.startswith("depthwise"):  # 3x3: padded planes and asm_thumb windows on Arm
-            want = "native.q_conv_dw_viper._step_" + ("thumb" if dots == "thumb" else "3x3")
+            want = "native.q_conv_dw3x3_thumb._step_thumb" if dots == "thumb" else "native.q_conv_dw_viper._step_3x3"
         elif name in DIRECT and dots == "viper":  # 3x3, 1-2 output channels per group: windows in place
             want = "native.q_conv_direct_viper._step"
         assert step == want, (target, name, step, want)

@@ -24,9 +24,9 @@ def add_out(a, b, a_zp, a_mult, b_zp, b_mult, multiplier, shift, limit, out_zp, 
     if out.numel == 0:
         return None
     if q_requant.use_viper:
-        from portable_kernels.native import q_elementwise_viper
+        from portable_kernels.native import q_add_viper
 
-        return q_elementwise_viper.prepare_add(a, b, out, zs[0], a_mult, zs[1], b_mult, multiplier, shift, limit, zs[2], lo, hi)
+        return q_add_viper.prepare_add(a, b, out, zs[0], a_mult, zs[1], b_mult, multiplier, shift, limit, zs[2], lo, hi)
     return _add, (a.data, b.data, out.data, out.numel, zs[0], a_mult, zs[1], b_mult, multiplier, shift, limit, zs[2], lo, hi)
 
 

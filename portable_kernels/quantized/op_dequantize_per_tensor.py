@@ -23,9 +23,9 @@ def dequantize_per_tensor_out(x, table, scale, zero_point, out):
     if out.numel == 0:
         return None
     if q_requant.use_viper:
-        from portable_kernels.native import q_elementwise_viper
+        from portable_kernels.native import q_dequantize_viper
 
-        return q_elementwise_viper.prepare_dequantize(x, table, out)
+        return q_dequantize_viper.prepare_dequantize(x, table, out)
     return _dequantize, (x.data, table.buf, table.offset + 512, out.buf, out.offset, out.numel)
 
 

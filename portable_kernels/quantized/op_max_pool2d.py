@@ -27,9 +27,9 @@ def max_pool2d_out(x, kernel_size, stride, padding, dilation, out):
     if out.numel == 0:
         return None
     if q_requant.use_viper:
-        from portable_kernels.native import q_elementwise_viper
+        from portable_kernels.native import q_max_pool_viper
 
-        return q_elementwise_viper.prepare_max_pool(x, out, n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
+        return q_max_pool_viper.prepare_max_pool(x, out, n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
     return _pool, (x.data, out.data, n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
 
 

@@ -129,7 +129,13 @@ def run_layer(spec, fast):
 
 def step_name(step, ctx):
     """module.function of a step (MicroPython functions have no __module__)."""
-    for mod in ("native.q_conv_dw_viper", "native.q_conv_direct_viper", "native.q_conv_viper", "quantized.op_conv2d_packed"):
+    for mod in (
+        "native.q_conv_dw_viper",
+        "native.q_conv_dw3x3_thumb",
+        "native.q_conv_direct_viper",
+        "native.q_conv_viper",
+        "quantized.op_conv2d_packed",
+    ):
         m = sys.modules.get("portable_kernels." + mod)
         for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref"):
             if m is not None and getattr(m, fn, None) is step:

@@ -1,0 +1,81 @@
+"""The int8 3x3 depthwise step on Arm (dilation 1; used by
+native/q_conv_viper.prepare where the port has asm_thumb): a viper loop
+over the channel planes driving the Thumb kernels of native/q_dw_thumb.py
+and native/q_requant_thumb.py. Does not allocate.
+"""
+
+from array import array
+
+import micropython
+
+from mpy_et import noalloc
+from portable_kernels.util import scratch
+
+
+def prepare(x, weight, channels, geom, tail, out):
+    """3x3, dilation 1, on Arm: each channel plane is copied unsigned into a
+    padded buffer, q_dw_thumb.dw3x3 computes every window's dot product with
+    the channel's 9 signed taps (taken from the packed row into a 9-word
+    scratch per channel), q_requant_thumb.rows requantizes. Same integers as
+    the other steps: sum(xb * w) = sum(xb * wb) - 128 * sum(xb) (the table's
+    constant is kept)."""
+    from portable_kernels.native.q_dw_thumb import dw3x3, pad_plane
+    from portable_kernels.native.q_requant_thumb import make_ctl, rows
+
+    n, ch, _, _, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
+    wp, hp = w + 2 * pw, h + 2 * ph
+    ctl = array("i", [wp, sw, ow, oh, sh * wp, 0, 0, 0, 0])
+    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, weight.sizes[1]])
+    # requantized by q_requant_thumb.rows as one channel of oh * ow pixels whose patch sums are 0
+    rqctl = make_ctl(1, oh * ow, oh * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
+    zeros = scratch.rows("zero", oh * ow)  # never written
+    pctl = array("i", [0, w, h, pw, ph * wp, (hp - h - ph) * wp, tail[0], 0])  # q_dw_thumb.pad_plane's
+    ctx = (
+        x.buf,
+        weight.buffer,
+        out.buf,
+        scratch.rows("taps", 9),
+        g,
+        scratch.rows("col", wp * hp),
+        scratch.rows("acc", oh * ow),
+        ctl,
+        dw3x3,
+        rows,
+        rqctl,
+        zeros,
+        pad_plane,
+        pctl,
+        channels.buffer,
+    )
+    return _step_thumb, ctx
+
+
+def _step_thumb(ctx):
+    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13], ctx[14])
+
+
+@micropython.viper
+def _dw_planes(xobj, wobj, oobj, tapobj, gobj, padobj, dobj, ctlobj, kern, rq, rqobj, zobj, padfn, pctlobj, pobj):
+    g = ptr32(gobj)  # noqa: F821
+    pctl = ptr32(pctlobj)  # noqa: F821
+    wt = ptr8(wobj)  # noqa: F821
+    taps = ptr32(tapobj)  # noqa: F821
+    n = g[2]
+    ch = g[3]
+    kp = g[24]
+    npx = g[16] * g[17]
+    hw = g[6] * g[7]
+    for plane in range(n * ch):
+        c = plane % ch
+        pctl[0] = g[0] + plane * hw
+        padfn(xobj, padobj, pctlobj)
+        for t in range(9):  # the channel's signed taps (ctl[5] = 0: dw3x3 reads them from the start)
+            taps[t] = int(wt[c * kp + t]) - 128
+        kern(padobj, tapobj, dobj, ctlobj)
+        rc = ptr32(rqobj)  # noqa: F821
+        rc[3] = g[1] + plane * npx
+        rc[5] = int(ptr8(pobj)) + c * 16  # noqa: F821 (the channel's table entry)
+        rq(dobj, zobj, oobj, rqobj)
+
+
+noalloc.mark(_step_thumb)
