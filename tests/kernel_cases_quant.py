@@ -203,17 +203,28 @@ def boundary_cases():
     scale, zp = 1.0 / 32, -7
     th = quant_ref.quantize_thresholds(scale, zp)
     th_narrow = quant_ref.quantize_thresholds(0.013, 20, -127, 127)
+    bk = quant_ref.quantize_buckets(th)
     table = quant_ref.dequantize_table(0.0123, -5)
     qx = q(3, 50, seed=901)
     return [
-        _c("q quantize_per_tensor", "quantize_per_tensor", [x, th, scale, zp, -128, 127, Out((120,), I8)]),
-        _c("q quantize_per_tensor -127..127", "quantize_per_tensor", [x.reshape(4, 30), th_narrow, 0.013, 20, -127, 127, Out((4, 30), I8)]),
+        _c("q quantize_per_tensor", "quantize_per_tensor", [x, th, bk, scale, zp, -128, 127, Out((120,), I8)]),
+        _c(
+            "q quantize_per_tensor -127..127",
+            "quantize_per_tensor",
+            [x.reshape(4, 30), th_narrow, quant_ref.quantize_buckets(th_narrow), 0.013, 20, -127, 127, Out((4, 30), I8)],
+        ),
         _c("q dequantize_per_tensor", "dequantize_per_tensor", [qx, table, 0.0123, -5, Out((3, 50), torch.float32)]),
         Case(
             "q quantize error thresholds",
             "mpy_et_quant::quantize_per_tensor.out",
-            [x, th[:10], scale, zp, -128, 127, Out((120,), I8)],
+            [x, th[:10], bk, scale, zp, -128, 127, Out((120,), I8)],
             error=(INVALID_ARGUMENT, "thresholds must be int32[255, 2]"),
+        ),
+        Case(
+            "q quantize error buckets of other thresholds",
+            "mpy_et_quant::quantize_per_tensor.out",
+            [x, th, quant_ref.quantize_buckets(th_narrow), scale, zp, -128, 127, Out((120,), I8)],
+            error=(INVALID_ARGUMENT, "buckets entry"),
         ),
         Case(
             "q dequantize error table",

@@ -45,7 +45,7 @@ def strip_io_quantization(gm, example_inputs):
         users = [u for u in ph.users if u.op != "call_module"]  # the export guard only reads shapes
         if len(users) == 1 and _is(users[0], _Q):
             q = users[0]
-            scale, zp, qmin, qmax = float(q.args[2]), int(q.args[3]), int(q.args[4]), int(q.args[5])
+            scale, zp, qmin, qmax = float(q.args[3]), int(q.args[4]), int(q.args[5]), int(q.args[6])
             q.replace_all_uses_with(ph)
             graph.erase_node(q)
             ins.append([scale, zp])

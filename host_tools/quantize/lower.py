@@ -343,8 +343,12 @@ class Fuser(RowPatterns):
                     node.replace_all_uses_with(self.requantized(src, scale, zp, node)[0])
                     continue
                 with self.graph.inserting_before(node):
-                    th = self.attr(quant_ref.quantize_thresholds(scale, zp, qmin, qmax), "thresholds")
-                self.replace(node, quant_ops.op("quantize_per_tensor"), [node.args[0], th, scale, zp, qmin, qmax], "quantize_per_tensor")
+                    thresholds = quant_ref.quantize_thresholds(scale, zp, qmin, qmax)
+                    th = self.attr(thresholds, "thresholds")
+                    bk = self.attr(quant_ref.quantize_buckets(thresholds), "buckets")
+                self.replace(
+                    node, quant_ops.op("quantize_per_tensor"), [node.args[0], th, bk, scale, zp, qmin, qmax], "quantize_per_tensor"
+                )
         self.graph.eliminate_dead_code()
         for node in list(self.graph.nodes):
             if node.op != "call_function" or not node.users:

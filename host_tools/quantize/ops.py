@@ -22,7 +22,7 @@ NAMESPACE = "mpy_et_quant"
 # name -> (arguments, out dtype, reference)
 SCHEMAS = {
     "quantize_per_tensor": (
-        "Tensor x, Tensor thresholds, float scale, int zero_point, int qmin, int qmax",
+        "Tensor x, Tensor thresholds, Tensor buckets, float scale, int zero_point, int qmin, int qmax",
         torch.int8,
         quant_ref.quantize_per_tensor,
     ),

@@ -205,8 +205,18 @@ def quantize_thresholds(scale, zp, qmin=-128, qmax=127):
     return torch.stack([hi >> 16, hi & 0xFFFF], 1).to(torch.int32)
 
 
-def quantize_per_tensor(x, thresholds, scale, zp, qmin, qmax):
-    """mpy_et_quant::quantize_per_tensor: float32 -> int8 by threshold count."""
+def quantize_buckets(thresholds):
+    """uint8 [4097]: entry b = how many thresholds have (key >> 16) >> 4 below b,
+    so the thresholds of a key whose top 12 bits are b lie in [entry b, entry
+    b + 1): what the device searches (read in place from the .pte)."""
+    his = thresholds[:, 0].to(torch.int64)
+    b = torch.arange(4097, dtype=torch.int64)
+    return (his.reshape(1, -1) >> 4 < b.reshape(-1, 1)).sum(1).to(torch.uint8)
+
+
+def quantize_per_tensor(x, thresholds, buckets, scale, zp, qmin, qmax):
+    """mpy_et_quant::quantize_per_tensor: float32 -> int8 by threshold count
+    (buckets only narrow the device's search)."""
     t = thresholds.to(torch.int64)
     keys = t[:, 0] * 65536 + t[:, 1]
     k = float_keys(x).reshape(-1)

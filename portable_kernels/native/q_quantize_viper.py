@@ -5,7 +5,8 @@ same integer search as the reference: each float32's 4 bytes form a monotone
 key in two 16-bit halves, and the count of thresholds at or below it (binary
 search over 16-bit halves: every value fits a 32-bit word) is the level.
 A table of 4096 buckets (the key's top 12 bits: sign, exponent, 3 mantissa
-bits) bounds the thresholds to search: ~3 steps instead of 8.
+bits; host_tools/quantize/ref.quantize_buckets) bounds the thresholds to
+search: ~3 steps instead of 8. Both tables are read where they lie.
 Bit-identical to the reference; does not allocate.
 """
 
@@ -16,24 +17,19 @@ import micropython
 from mpy_et import noalloc
 
 
-def prepare(x, his, los, levels, qmin, out):
-    # start[b]: how many thresholds have hi >> 4 below b (levels <= 255: bytes)
-    start = bytearray(4097)
-    a = 0
-    for b in range(4097):
-        while a < levels and his[a] >> 4 < b:
-            a += 1
-        start[b] = a
+def prepare(x, thresholds, buckets, levels, qmin, out):
+    """(step, ctx): both tables read where they lie."""
     g = array("i", [x.offset, out.offset, out.numel, levels, qmin])
-    return _step, (x.buf, out.buf, array("H", his), array("H", los), g, start)
+    return _step, (x.buf, out.buf, thresholds.buffer, g, buckets.buffer)
 
 
 def _step(ctx):
-    _quantize(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5])
+    _quantize(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4])
 
 
 @micropython.viper
-def _quantize(x: ptr8, o: ptr8, his: ptr16, los: ptr16, g: ptr32, start: ptr8):  # noqa: F821 (viper types)
+def _quantize(x: ptr8, o: ptr8, th: ptr16, g: ptr32, start: ptr8):  # noqa: F821 (viper types)
+    # th: the int32 (high, low) pairs as 16-bit halves (little-endian, each < 2**16): high at 4 * i, low at 4 * i + 2
     p = g[0]
     oi = g[1]
     end = oi + g[2]
@@ -51,10 +47,10 @@ def _quantize(x: ptr8, o: ptr8, his: ptr16, los: ptr16, g: ptr32, start: ptr8): 
         b = int(start[(hi >> 4) + 1])
         while a < b:
             mid = (a + b) >> 1
-            th = his[mid]
-            if th < hi:
+            t = th[4 * mid]
+            if t < hi:
                 a = mid + 1
-            elif th == hi and los[mid] <= lo:
+            elif t == hi and th[4 * mid + 2] <= lo:
                 a = mid + 1
             else:
                 b = mid

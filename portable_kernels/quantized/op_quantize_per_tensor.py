@@ -4,8 +4,10 @@ The host stores, for each level qmin+1..qmax, the smallest float32 that
 PyTorch's quantize_per_tensor maps to it, as a monotone 32-bit key in two
 16-bit halves (host_tools/quant_ref.quantize_thresholds). The step reads
 each input's 4 bytes, forms its key the same way and counts the thresholds
-at or below it by binary search: bit-identical to PyTorch, no float
-arithmetic, no allocation (every value is a small int).
+at or below it by binary search, within the bounds a 4097-entry table of
+the key's top 12 bits gives (also written by the host: both tables are read
+where they lie). Bit-identical to PyTorch, no float arithmetic, no
+allocation (every value is a small int).
 """
 
 from mpy_et import dtypes, noalloc
@@ -14,7 +16,7 @@ from portable_kernels.quantized.requant import check_int8
 from portable_kernels.util import checks
 
 
-def quantize_per_tensor_out(x, thresholds, scale, zero_point, qmin, qmax, out):
+def quantize_per_tensor_out(x, thresholds, buckets, scale, zero_point, qmin, qmax, out):
     what = "mpy_et_quant::quantize_per_tensor"
     checks.is_tensor(x, what + " input")
     checks.dtype_in(x, (dtypes.FLOAT,), what + " input")
@@ -28,22 +30,39 @@ def quantize_per_tensor_out(x, thresholds, scale, zero_point, qmin, qmax, out):
     if tuple(thresholds.sizes) != (levels, 2):
         checks.fail("%s: thresholds must be int32[%d, 2], got %s" % (what, levels, checks.shape_str(thresholds)))
     td = thresholds.data
-    his = [td[2 * i] for i in range(levels)]
-    los = [td[2 * i + 1] for i in range(levels)]
     for i in range(levels):
-        if not (0 <= his[i] < 65536 and 0 <= los[i] < 65536) or (i and (his[i], los[i]) < (his[i - 1], los[i - 1])):
+        hi, lo = td[2 * i], td[2 * i + 1]
+        if not (0 <= hi < 65536 and 0 <= lo < 65536) or (i and (hi < td[2 * i - 2] or (hi == td[2 * i - 2] and lo < td[2 * i - 1]))):
             checks.fail("%s: thresholds must be ascending 16-bit halves (row %d)" % (what, i))
+    _check_buckets(buckets, td, levels, what)
     if out.numel == 0:
         return None
     if q_requant.use_viper:
         from portable_kernels.native import q_quantize_viper
 
-        return q_quantize_viper.prepare(x, his, los, levels, qmin, out)
-    return _quantize, (x.buf, x.offset, out.data, out.numel, his, los, levels, qmin)
+        return q_quantize_viper.prepare(x, thresholds, buckets, levels, qmin, out)
+    return _quantize, (x.buf, x.offset, out.data, out.numel, td, buckets.data, qmin)
+
+
+def _check_buckets(buckets, td, levels, what):
+    """buckets (uint8 [4097], host_tools/quantize/ref.quantize_buckets): entry b
+    counts the thresholds whose high half >> 4 is below b. Checked against the
+    thresholds at load: a wrong table would give wrong levels, silently."""
+    checks.is_tensor(buckets, what + " buckets")
+    checks.dtype_in(buckets, (dtypes.BYTE,), what + " buckets")
+    if tuple(buckets.sizes) != (4097,):
+        checks.fail("%s: buckets must be uint8[4097], got %s" % (what, checks.shape_str(buckets)))
+    bd = buckets.data
+    a = 0
+    for b in range(4097):
+        while a < levels and td[2 * a] >> 4 < b:
+            a += 1
+        if bd[b] != a:
+            checks.fail("%s: buckets entry %d is %d; the thresholds give %d" % (what, b, bd[b], a))
 
 
 def _quantize(ctx):
-    buf, off, od, n, his, los, levels, qmin = ctx
+    buf, off, od, n, td, bd, qmin = ctx
     for i in range(n):
         p = off + 4 * i
         hi = (buf[p + 3] << 8) | buf[p + 2]
@@ -53,12 +72,13 @@ def _quantize(ctx):
             lo = 0xFFFF - lo
         else:
             hi |= 0x8000
-        a = 0  # thresholds[:a] <= key < thresholds[b:]
-        b = levels
+        # thresholds[:a] <= key < thresholds[b:]: the bucket of hi's top 12 bits bounds both
+        a = bd[hi >> 4]
+        b = bd[(hi >> 4) + 1]
         while a < b:
             mid = (a + b) >> 1
-            th = his[mid]
-            if th < hi or (th == hi and los[mid] <= lo):
+            th = td[2 * mid]
+            if th < hi or (th == hi and td[2 * mid + 1] <= lo):
                 a = mid + 1
             else:
                 b = mid
