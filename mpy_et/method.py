@@ -19,7 +19,7 @@ from mpy_et.errors import (
 from mpy_et.flatbuf import FlatReader
 from mpy_et.kernels import resolve
 from mpy_et.noalloc import all_marked
-from mpy_et.port import heap_lock, heap_unlock
+from mpy_et.port import heap_lock, heap_unlock, ticks_us
 from mpy_et.tensor import Tensor
 
 _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
@@ -55,6 +55,7 @@ class Method:
         # the heap, so an inference allocates nothing at all. Set it to False to
         # keep the heap unlocked (e.g. other threads that allocate meanwhile).
         self.lock_heap = heap_lock is not None and all_marked(self._steps)
+        self._tracer = None
 
     # -- load time ---------------------------------------------------------
 
@@ -417,6 +418,14 @@ class Method:
                 out.append((i, self._op_names[op]))
         return out
 
+    def set_event_tracer(self, tracer):
+        """Record the start and end tick of every step of each execute() into
+        `tracer` (an mpy_et.event_tracer.EventTracer; its ticks array is
+        allocated here, so recording allocates nothing). None stops recording."""
+        if tracer is not None:
+            tracer.bind(len(self._steps))
+        self._tracer = tracer
+
     def execute(self):
         """Run every instruction once.
 
@@ -425,9 +434,12 @@ class Method:
         heap.) When every step is allocation-free (lock_heap), the heap is
         locked first: then not even the frames of Python steps go on the heap
         (MicroPython puts them on the C stack), and execute() allocates 0 bytes.
-        This loop is the one place an event tracer or a delegate call hooks
-        in: both are just steps.
+        With an event tracer (set_event_tracer) a second loop runs that also
+        records each step's start and end tick; without one, the only cost
+        is one test per execute().
         """
+        if self._tracer is not None:
+            self._tracer.begin()  # counts the run, or raises when full: before the heap is locked
         if self.lock_heap:
             heap_lock()  # before _run: its frame goes on the C stack too; _run unlocks
         self._run()
@@ -437,11 +449,25 @@ class Method:
         steps, ctxs = self._steps, self._ctxs  # two lists: no (step, ctx) tuple kept per instruction
         n = len(steps)
         locked = self.lock_heap
+        tracer = self._tracer
         try:
             try:
-                while i < n:
-                    steps[i](ctxs[i])
-                    i += 1
+                if tracer is None:
+                    while i < n:
+                        steps[i](ctxs[i])
+                        i += 1
+                else:  # the same loop, each step between two ticks (nothing allocated)
+                    ticks, clock = tracer.ticks, ticks_us
+                    k = (tracer.runs - 1) * tracer.per_run
+                    ticks[k] = clock()
+                    while i < n:
+                        k += 1
+                        ticks[k] = clock()
+                        steps[i](ctxs[i])
+                        k += 1
+                        ticks[k] = clock()
+                        i += 1
+                    ticks[k + 1] = clock()
             finally:
                 if locked:
                     heap_unlock()

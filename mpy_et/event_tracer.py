@@ -1,0 +1,76 @@
+"""EventTracer: the start and end tick of every instruction of Method.execute().
+
+    from mpy_et.event_tracer import EventTracer
+    tracer = EventTracer(runs=4)
+    method.set_event_tracer(tracer)  # allocates room for 4 executions of this method
+    method.execute()                 # records; allocates nothing
+    tracer.runs                      # executions recorded so far
+    tracer.run_ticks(0)              # run 0: [execute start, step 0 start, step 0 end, ..., execute end]
+
+The device only records raw numbers; the host turns them into ExecuTorch's
+ETDump (host_tools/devtools/etdump.py). One run takes 2 * steps + 2 ticks:
+the whole execute() first and last, each step's start and end between
+(method.step_ops() names the steps: (instruction index, operator)).
+Ticks are port.ticks_us() values (microseconds, wrapping as time.ticks_us
+does: take differences with port.ticks_diff); under QEMU -icount shift=0 one
+microsecond is 1000 board instructions. time.ticks_cpu() is not used: it
+returns 0 on the unix and QEMU ports.
+
+Recording allocates nothing: the ticks array is made by set_event_tracer(),
+and ticks_us() returns small ints (below 2**30 on 32-bit ports; the array's
+'l' items are at least 32 bits), so heap-locked (int8) programs stay locked.
+"""
+
+from array import array
+
+from mpy_et.errors import INVALID_ARGUMENT, INVALID_STATE, MEMORY_ALLOCATION_FAILED, MpyEtError
+
+UNIT = "us"  # what a tick is (port.ticks_us)
+
+
+class EventTracer:
+    def __init__(self, runs=1):
+        if not isinstance(runs, int) or runs < 1:
+            raise MpyEtError(INVALID_ARGUMENT, "EventTracer(runs=%r): runs must be a positive int" % (runs,))
+        self.capacity = runs
+        self.runs = 0
+        self.per_run = 0  # ticks per run: 2 * steps + 2, set by bind()
+        self.ticks = None
+
+    def bind(self, n_steps):
+        """Allocate room for `capacity` runs of a method of n_steps steps
+        (Method.set_event_tracer calls this; it forgets earlier runs)."""
+        self.per_run = 2 * n_steps + 2
+        self.runs = 0
+        self.ticks = None  # free the old array before making the new one
+        try:
+            self.ticks = array("l", bytearray(_ITEM * self.per_run * self.capacity))  # a raw copy on every port
+        except MemoryError:
+            raise MpyEtError(
+                MEMORY_ALLOCATION_FAILED, "event tracer: no heap for %d runs of %d ticks; fewer runs" % (self.capacity, self.per_run)
+            )
+
+    def begin(self):
+        """Count a new run (Method.execute, before it runs: its ticks start at
+        (runs - 1) * per_run). Raises when all `capacity` runs are used
+        (reset() to record again)."""
+        k = self.runs
+        if self.ticks is None:
+            raise MpyEtError(INVALID_STATE, "event tracer is not bound to a method: method.set_event_tracer(tracer)")
+        if k >= self.capacity:
+            raise MpyEtError(INVALID_STATE, "event tracer is full (%d runs recorded): tracer.reset() or EventTracer(runs=N)" % k)
+        self.runs = k + 1
+
+    def reset(self):
+        """Forget the recorded runs (the array is kept)."""
+        self.runs = 0
+
+    def run_ticks(self, run):
+        """The ticks of recorded run `run` (a list; allocates)."""
+        if not 0 <= run < self.runs:
+            raise MpyEtError(INVALID_ARGUMENT, "event tracer has %d runs; run %d does not exist" % (self.runs, run))
+        k = run * self.per_run
+        return list(self.ticks[k : k + self.per_run])
+
+
+_ITEM = len(bytes(array("l", [0])))  # bytes per item: 4 on 32-bit ports, 8 on 64-bit unix and CPython
