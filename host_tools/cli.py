@@ -1,5 +1,5 @@
 """The `mpy-et` command: export, run, inspect, demo; build, flash, freeze, mip
-(host_tools/deploy/commands.py).
+(host_tools/deploy/commands.py); profile (host_tools/devtools/commands.py).
 
 Errors reach the user as one line on stderr and a non-zero exit status;
 `--debug` shows the traceback instead.
@@ -376,6 +376,9 @@ def _parser():
     from host_tools.deploy.commands import add_parsers
 
     add_parsers(sub)  # build, flash, freeze, mip
+    from host_tools.devtools.commands import add_parsers as add_devtools_parsers
+
+    add_devtools_parsers(sub)  # profile
     return p
 
 

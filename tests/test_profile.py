@@ -1,18 +1,22 @@
 """Event tracer (mpy_et/event_tracer.py), host_tools.run(..., profile=...) and
 its ETDump, read back by ExecuTorch's own Inspector."""
 
+import json
+
 import pytest
 import torch
+from conftest import TARGETS
 
 import mpy_et
 from host_tools import export, run
 from host_tools.analysis.macs import count_macs
+from host_tools.cli import main
 from host_tools.devtools import etdump
 from host_tools.devtools.profile import from_trace
+from host_tools.lowering.ir import tensor_bytes
 from host_tools.zoo import build
 from mpy_et.errors import INVALID_ARGUMENT, INVALID_STATE
 from mpy_et.event_tracer import EventTracer
-from tests.conftest import TARGETS
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +45,7 @@ def test_tracer_records_each_step_between_two_ticks(mlp_int8):
     steps = method.step_ops()
     assert tracer.per_run == 2 * len(steps) + 2 and tracer.runs == 0
     for _ in range(2):
-        method.set_input(0, inputs[0].numpy().tobytes())
+        method.set_input(0, tensor_bytes(inputs[0]))
         method.execute()
     assert tracer.runs == 2
     for r in range(2):
@@ -51,7 +55,7 @@ def test_tracer_records_each_step_between_two_ticks(mlp_int8):
         method.execute()
     assert e.value.code == INVALID_STATE and tracer.runs == 2
     tracer.reset()
-    method.set_input(0, inputs[0].numpy().tobytes())
+    method.set_input(0, tensor_bytes(inputs[0]))
     method.execute()
     assert tracer.runs == 1
     method.set_event_tracer(None)  # stops recording
@@ -122,3 +126,40 @@ def test_profile_and_etdump_on_every_target(mlp_int8, target, tmp_path):
         if target.startswith("cortex"):  # deterministic instruction counts, read to the microsecond (1000)
             assert all(abs(t - row["time"] * scale) <= 1000 * scale for t in e.perf_data.raw), (e.name, e.perf_data.raw, row)
     assert events[-1].perf_data.raw[0] > 0
+
+
+def test_cli_profile_prints_tables_and_writes_chart_and_etdump(mlp_int8, tmp_path, capsys):
+    path = tmp_path / "mlp.pte"
+    path.write_bytes(mlp_int8[0])
+    png, etdp = tmp_path / "profile.png", tmp_path / "mlp.etdp"
+    args = ["profile", str(path), "--target", "unix", "--runs", "2", "--etdump", str(etdp)]
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert main(args + ["--plot", str(png)]) == 1
+        assert "needs matplotlib" in capsys.readouterr().err
+    else:
+        assert main(args + ["--plot", str(png)]) == 0
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    out = capsys.readouterr().out
+    assert "inputs: random (seed 0)" in out and "mpy_et_quant::linear.out" in out and "(dispatch loop and tracer)" in out, out
+    assert "allocated by a traced execute(): 0 B (heap locked)" in out, out
+    events = _inspector_events(etdp.read_bytes(), tmp_path)
+    assert [e.name for e in events][-1] == "Method::execute" and all(len(e.perf_data.raw) == 2 for e in events)
+    assert main(["profile", str(path), "--target", "cpython", "--runs", "1", "--json", "--top", "2"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["unit"] == "us" and info["runs"] == 1 and len(info["instructions"]) == 5, info
+    assert {op["operator"] for op in info["operators"]} >= {"mpy_et_quant::linear.out"}
+
+
+def test_cli_profile_bad_input_is_one_line(tmp_path, capsys, mlp_int8):
+    assert main(["profile", str(tmp_path / "missing.pte")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    bad = tmp_path / "bad.pte"
+    bad.write_bytes(b"not a program at all")
+    assert main(["profile", str(bad)]) == 1
+    assert "is not a program mpy_et can run" in capsys.readouterr().err
+    good = tmp_path / "mlp.pte"
+    good.write_bytes(mlp_int8[0])
+    assert main(["profile", str(good), "--runs", "0"]) == 1
+    assert "--runs must be at least 1" in capsys.readouterr().err
