@@ -6,6 +6,10 @@ every machine): execute() without the tracer and with it (medians of the
 same number of runs, in the same board session, host_tools.run(...,
 profile=N)), the tracer's cost in board instructions, per traced step and
 as a share of the inference, then the profile's per-operator table.
+For float programs the with/without difference also holds the garbage
+collections their allocations trigger (at other moments in other runs);
+the time the traced runs spend outside the steps (dispatch loop and
+tracer, from the trace itself) is printed as well.
 
 With --baseline-tree DIR (a checkout of the runtime before the tracer, e.g.
 `git archive <commit> mpy_et portable_kernels host_tools | tar -x -C DIR`),
@@ -87,10 +91,11 @@ def main():
             "| tracer cost | %s (%.3f%%), %s per step (%d steps) |"
             % ("{:,}".format(traced - plain), 100.0 * (traced - plain) / plain, "{:,.0f}".format((traced - plain) / steps), steps)
         )
-        print(
-            "| allocated by a traced execute() | %s B%s |"
-            % (res.stats["profile_heap_bytes"], " (heap locked)" if res.stats["execute_heap_locked"] else "")
-        )
+        heap = res.stats["execute_heap_bytes"], res.stats["profile_heap_bytes"]
+        locked = " (heap locked)" if res.stats["execute_heap_locked"] else ""
+        print("| allocated per execute(): without / with tracer | %s / %s B%s |" % (heap + (locked,)))
+        over = res.profile.overhead
+        print("| traced runs, outside the steps (dispatch loop + tracer) | %s (%.3f%%) |" % ("{:,.0f}".format(over), 100.0 * over / traced))
         if args.baseline_tree:
             base = baseline_stats(args.baseline_tree, pte, inputs, args.target, args.runs)
             print(
