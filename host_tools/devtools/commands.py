@@ -1,6 +1,7 @@
 """`mpy-et profile`: where a program's time goes on a target, per instruction
 and per operator (host_tools/devtools/profile.py), as tables, JSON, a bar
-chart and an ETDump for executorch.devtools.Inspector."""
+chart and an ETDump for executorch.devtools.Inspector. Bundled programs:
+`mpy-et run model.bpte` and `mpy-et export --bundle` (host_tools/devtools/bundle.py)."""
 
 import json
 import os
@@ -105,3 +106,42 @@ def add_parsers(sub):
     p.add_argument("--plot", metavar="PNG", help="bar charts per operator and per instruction; needs matplotlib")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(fn=cmd_profile)
+
+
+def write_bundle(pte_path, data, inputs, outputs):
+    """`mpy-et export --bundle`: <output>.bpte beside the .pte, its example as the one test case."""
+    from host_tools.devtools.bundle import write
+
+    path = (pte_path[:-4] if pte_path.endswith(".pte") else pte_path) + ".bpte"
+    blob = write(data, [(list(inputs), list(outputs))])
+    with open(path, "wb") as f:
+        f.write(blob)
+    print("wrote %s (%d bytes: the program and 1 test case)" % (path, len(blob)))
+    return path
+
+
+def cmd_run_bundle(args):
+    """`mpy-et run model.bpte`: every test case on the target; exit 1 on any mismatch."""
+    from host_tools.cli import _existing
+    from host_tools.devtools.bundle import run_bundle
+    from host_tools.targets import TargetError
+    from mpy_et import MpyEtError
+    from mpy_et.bundled import ATOL, RTOL
+
+    if args.port:
+        raise _cli_error("a .bpte runs on the emulated and host targets (--target), not --port")
+    _existing(args.pte, "bundled program")
+    rtol = RTOL if args.rtol is None else args.rtol
+    atol = ATOL if args.atol is None else args.atol
+    try:
+        results = run_bundle(args.pte, args.target, rtol, atol)
+    except MpyEtError as e:
+        raise _cli_error("%s is not a bundled program mpy_et can run: %s" % (args.pte, e)) from e
+    except TargetError as e:
+        raise _cli_error(str(e)) from e
+    for r in results:
+        worst = "n/a (count, dtype or shape differs)" if r["worst"] is None else "%.3g" % r["worst"]
+        print("%s test case %d: %s (max |got - expected| = %s)" % (r["method"], r["case"], "pass" if r["ok"] else "FAIL", worst))
+    passed = sum(r["ok"] for r in results)
+    print("%d/%d test cases pass on %s (rtol %g, atol %g)" % (passed, len(results), args.target, rtol, atol))
+    return 0 if results and passed == len(results) else 1
