@@ -16,6 +16,7 @@ _OUTPUT = "MPY_ET_OUTPUT "
 _ERROR = "MPY_ET_ERROR "
 _TRACE = "MPY_ET_TRACE "
 _STEPS = "MPY_ET_STEPS "
+_DEBUG = "MPY_ET_DEBUG "
 
 
 @dataclass
@@ -53,7 +54,8 @@ class RunResult:
     target: str = ""
     profile: object = None
     etdump: bytes = None
-    trace: dict = None  # raw: {"runs": [[tick, ...], ...], "steps": [(instruction, operator), ...]}
+    trace: dict = None  # raw: {"runs": [[tick, ...], ...], "steps": [(instruction, operator), ...], "debug": bytes or None}
+    intermediates: list = None  # with capture: per step {"instruction", "operator", "outputs": [torch tensors]}
 
 
 def run(
@@ -70,6 +72,7 @@ def run(
     stream=False,
     reload=False,
     profile=False,
+    capture=False,
 ):
     """Run a program on a target.
 
@@ -98,6 +101,9 @@ def run(
             runs, execute that often with an event tracer
             (mpy_et/event_tracer.py) and return result.profile and
             result.etdump.
+        capture: with profile, also copy every step's outputs in the last
+            profiled run (EventTracer(capture=True)) and return them as
+            result.intermediates.
     Returns:
         RunResult.
     Raises:
@@ -107,7 +113,9 @@ def run(
         raise ValueError("heap_lock needs a MicroPython target")
     inputs = quantized_inputs(pte, inputs)
     runs = (max(1, repeat) if profile is True else int(profile)) if profile else 0
-    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload, runs)
+    if capture and not runs:
+        raise ValueError("capture=True needs profile")
+    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload, runs, capture)
     packages = None
     registry = None
     if target in BOARD_TARGETS:  # deployed as a selective build: the program's kernels and their registry only
@@ -145,6 +153,10 @@ def run(
             with open(data, "rb") as f:
                 data = f.read()
         res.profile, res.etdump = from_trace(res.trace["runs"], res.trace["steps"], target, instruction_macs(data, method), method)
+        if capture:
+            from host_tools.devtools.capture import intermediates
+
+            res.intermediates = intermediates(data, res.trace["steps"], res.trace["debug"], method)
     return res
 
 
@@ -190,7 +202,7 @@ def run_dist_unix(dist, pte, inputs, *, heap_bytes=None, repeat=1, timeout=600, 
     return parse_result(proc.stdout, "unix")
 
 
-def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False, reload=False, profile=0):
+def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False, reload=False, profile=0, capture=False):
     """What a device needs to run a program: (files, script).
 
     files: dict name -> bytes or host path (model.pte, input<i>.bin, job.json),
@@ -216,6 +228,7 @@ def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=F
         "stream": stream,
         "reload": reload,
         "profile": profile,
+        "capture": capture,
     }
     files["job.json"] = json.dumps(job).encode()
     with open(_SCRIPT) as f:
@@ -227,7 +240,7 @@ def parse_results(stdout, target):
 
     Raises TargetError naming what the device was doing when it printed
     MPY_ET_ERROR (a heap that ran out) or when it printed no result."""
-    results, outputs, traces, steps = [], [], [], None
+    results, outputs, traces, steps, debug = [], [], [], None, None
     for line in stdout.splitlines():
         if line.startswith(_OUTPUT):
             _, i, dtype, sizes, data = (line.split(" ") + [""])[:5]
@@ -237,13 +250,15 @@ def parse_results(stdout, target):
             outputs.append(t.reshape([int(d) for d in sizes.split(",") if d]).clone())
         elif line.startswith(_TRACE):
             traces.append([int(t) for t in line.split()[1:]])
+        elif line.startswith(_DEBUG):
+            debug = bytes.fromhex(line[len(_DEBUG) :].strip())
         elif line.startswith(_STEPS):
             items = line.split()[1:]
             steps = [(int(i), name) for i, name in zip(items[::2], items[1::2])]
         elif line.startswith(_MARK):
-            trace = {"runs": traces, "steps": steps} if steps is not None else None
+            trace = {"runs": traces, "steps": steps, "debug": debug} if steps is not None else None
             results.append(RunResult(outputs, json.loads(line[len(_MARK) :]), target, trace=trace))
-            outputs, traces, steps = [], [], None
+            outputs, traces, steps, debug = [], [], None, None
         elif line.startswith(_ERROR):
             raise TargetError("%s: %s" % (target, line[len(_ERROR) :]))
     if not results:

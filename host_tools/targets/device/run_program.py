@@ -190,14 +190,15 @@ def main(job):
 
 def profile_runs(job, method, set_inputs, locked):
     """Execute job["profile"] times with an event tracer (mpy_et/event_tracer.py);
-    print its ticks, one "MPY_ET_TRACE <tick> ..." line per run, and the steps,
-    "MPY_ET_STEPS <instruction> <operator> ...". Returns the profiling stats."""
+    print its ticks, one "MPY_ET_TRACE <tick> ..." line per run, with
+    job["capture"] the last run's step outputs, "MPY_ET_DEBUG <hex>", and the
+    steps, "MPY_ET_STEPS <instruction> <operator> ...". Returns the profiling stats."""
     global PHASE
     from mpy_et.event_tracer import UNIT, EventTracer
 
     PHASE = "profiling"
     runs = job["profile"]
-    tracer = EventTracer(runs)
+    tracer = EventTracer(runs, job.get("capture", False))
     method.set_event_tracer(tracer)
     heap, times = None, []
     for _ in range(runs):
@@ -214,6 +215,12 @@ def profile_runs(job, method, set_inputs, locked):
         k = r * tracer.per_run
         for j in range(k, k + tracer.per_run):
             print("", tracer.ticks[j], end="")
+        print()
+    if tracer.debug is not None:  # every step's outputs, the last run's
+        print("MPY_ET_DEBUG ", end="")
+        view = memoryview(tracer.debug)
+        for a in range(0, len(view), _CHUNK):
+            print(hexlify(view[a : a + _CHUNK]), end="")
         print()
     print("MPY_ET_STEPS", end="")
     for i, name in method.step_ops():
