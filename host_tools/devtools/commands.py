@@ -1,7 +1,9 @@
 """`mpy-et profile`: where a program's time goes on a target, per instruction
 and per operator (host_tools/devtools/profile.py), as tables, JSON, a bar
 chart and an ETDump for executorch.devtools.Inspector. Bundled programs:
-`mpy-et run model.bpte` and `mpy-et export --bundle` (host_tools/devtools/bundle.py)."""
+`mpy-et run model.bpte` and `mpy-et export --bundle` (host_tools/devtools/bundle.py).
+`mpy-et debug`: each layer's output on a target against PyTorch's
+(host_tools/devtools/debug.py)."""
 
 import json
 import os
@@ -91,6 +93,39 @@ def cmd_profile(args):
     return 0
 
 
+def cmd_debug(args):
+    from host_tools.cli import load_model_file
+    from host_tools.devtools.debug import debug
+    from host_tools.targets import TargetError
+    from mpy_et import MpyEtError
+
+    if (args.model is None) == (args.zoo is None):
+        raise _cli_error("debug takes a model file or --zoo NAME (one of them)")
+    if args.zoo is not None:
+        from host_tools.zoo import build
+
+        try:
+            model, inputs = build(args.zoo)
+        except KeyError as e:
+            raise _cli_error(e.args[0]) from e
+    else:
+        model, inputs = load_model_file(args.model)
+    kw = {}
+    if args.quantize:
+        from host_tools.quantize.pt2e import cli_options
+
+        opts = cli_options(args.quantize, args.calibration, inputs, _cli_error)
+        kw = {"quantize": opts["quantize"], "calibration": opts["calibration"]}
+    elif args.calibration:
+        raise _cli_error("--calibration needs --quantize int8")
+    try:
+        report = debug(model, inputs, args.target, **kw)
+    except (MpyEtError, TargetError) as e:
+        raise _cli_error(str(e)) from e
+    print(report.table())
+    return 0
+
+
 def add_parsers(sub):
     from host_tools.targets import TARGETS
 
@@ -106,6 +141,13 @@ def add_parsers(sub):
     p.add_argument("--plot", metavar="PNG", help="bar charts per operator and per instruction; needs matplotlib")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(fn=cmd_profile)
+    d = sub.add_parser("debug", help="each layer's output on a target against PyTorch's: where the numbers go wrong")
+    d.add_argument("model", nargs="?", help="Python file defining `model` and `example_inputs`")
+    d.add_argument("--zoo", metavar="NAME", help="a model of the zoo instead")
+    d.add_argument("--target", default="unix", choices=TARGETS)
+    d.add_argument("--quantize", choices=["int8"], help="debug the int8 program: layers against the host integer reference")
+    d.add_argument("--calibration", help="with --quantize: a torch.save'd list of input tuples")
+    d.set_defaults(fn=cmd_debug)
 
 
 def write_bundle(pte_path, data, inputs, outputs):
