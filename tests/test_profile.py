@@ -163,3 +163,15 @@ def test_cli_profile_bad_input_is_one_line(tmp_path, capsys, mlp_int8):
     good.write_bytes(mlp_int8[0])
     assert main(["profile", str(good), "--runs", "0"]) == 1
     assert "--runs must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target", ["unix", "cortex-m3"])
+def test_capture_copies_every_step_output_without_allocating(mlp_int8, target):
+    pte, inputs, _ = mlp_int8
+    res = run(pte, inputs, target, repeat=1, profile=1, capture=True)
+    assert res.stats["execute_heap_locked"] is True and res.stats["profile_heap_bytes"] == 0, res.stats
+    steps = [(s["instruction"], s["operator"]) for s in res.intermediates]
+    assert steps == mpy_et.Program.load(pte).load_method().step_ops()
+    assert torch.equal(res.intermediates[-1]["outputs"][0], res.outputs[0])  # the last step writes the output
+    first = res.intermediates[0]["outputs"][0]
+    assert first.dtype == torch.int8 and tuple(first.shape) == tuple(inputs[0].shape)  # quantize_per_tensor's int8 input copy
