@@ -78,7 +78,8 @@ def cmd_export(args):
         quant = cli_options(args.quantize, args.calibration, inputs, CliError, args.quantized_io)
     elif args.quantized_io:
         raise CliError("--quantized-io needs --quantize int8")
-    data = _export(export, model, inputs, args.output, args.model, **quant)
+    kw = dict(quant, report=quant.get("report", {}))  # the report also carries the graph, for --etrecord
+    data = _export(export, model, inputs, args.output, args.model, **kw)
     with torch.no_grad():
         expected = model(*inputs)
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
@@ -100,6 +101,10 @@ def cmd_export(args):
         from host_tools.devtools.commands import write_bundle
 
         write_bundle(args.output, data, program_inputs, saved["outputs"])
+    if args.etrecord:
+        from host_tools.devtools.commands import write_etrecord
+
+        write_etrecord(args.etrecord, kw["report"])
     if quant:
         from host_tools.quantize.pt2e import report_lines
 
@@ -356,6 +361,11 @@ def _parser():
         "--quantized-io",
         action="store_true",
         help="with --quantize int8: int8 program inputs and outputs (their scales and zero points are printed and stored in the .pte)",
+    )
+    e.add_argument(
+        "--etrecord",
+        metavar="PATH",
+        help="also write an ETRecord: Inspector(etdump_path=..., etrecord=PATH) maps profile events to modules",
     )
     e.add_argument("--bundle", action="store_true", help="also write a bundled program (.bpte: the program and its example as a test case)")
     e.set_defaults(fn=cmd_export)

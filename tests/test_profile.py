@@ -175,3 +175,23 @@ def test_capture_copies_every_step_output_without_allocating(mlp_int8, target):
     assert torch.equal(res.intermediates[-1]["outputs"][0], res.outputs[0])  # the last step writes the output
     first = res.intermediates[0]["outputs"][0]
     assert first.dtype == torch.int8 and tuple(first.shape) == tuple(inputs[0].shape)  # quantize_per_tensor's int8 input copy
+
+
+def test_etrecord_maps_inspector_events_to_modules(tmp_path, capsys):
+    """Our export's ETRecord + a device ETDump: ExecuTorch's Inspector names
+    each event's graph node, module and source line (fp32; batch norm folded)."""
+    from executorch.devtools import Inspector
+
+    pte, record = tmp_path / "ds_cnn.pte", tmp_path / "ds_cnn.etrecord.bin"
+    assert main(["export", "--zoo", "ds_cnn", "-o", str(pte), "--etrecord", str(record)]) == 0
+    assert "wrote %s: ETRecord" % record in capsys.readouterr().out
+    res = run(str(pte), build("ds_cnn")[1], "cpython", repeat=1, profile=1)
+    etdp = tmp_path / "ds_cnn.etdp"
+    etdp.write_bytes(res.etdump)
+    events = Inspector(etdump_path=str(etdp), etrecord=str(record)).event_blocks[0].events
+    first = events[0]
+    assert first.name == "aten::convolution.out" and first.op_types == ["convolution.default"], first
+    modules = [path for stack in first.module_hierarchy.values() for path, _ in stack.values()]
+    assert "features.0.0" in modules, first.module_hierarchy  # the first Conv2d of the user's model
+    assert any("kws.py" in (t or "") for t in first.stack_traces.values()), first.stack_traces
+    assert all(e.debug_handles for e in events if e.name != "Method::execute"), [(e.name, e.debug_handles) for e in events]

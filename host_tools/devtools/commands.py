@@ -162,6 +162,17 @@ def write_bundle(pte_path, data, inputs, outputs):
     return path
 
 
+def write_etrecord(path, report):
+    """`mpy-et export --etrecord PATH` (host_tools/devtools/etrecord.py)."""
+    from host_tools.devtools.etrecord import write
+
+    try:
+        write(report, path)
+    except ImportError as e:
+        raise _cli_error("--etrecord needs ExecuTorch's devtools: pip install executorch (%s)" % e) from e
+    print("wrote %s: ETRecord (executorch.devtools.Inspector(etdump_path=..., etrecord=%r))" % (path, path))
+
+
 def cmd_run_bundle(args):
     """`mpy-et run model.bpte`: every test case on the target; exit 1 on any mismatch."""
     from host_tools.cli import _existing
