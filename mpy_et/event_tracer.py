@@ -14,7 +14,9 @@ the whole execute() first and last, each step's start and end between
 Ticks are port.ticks_us() values (microseconds, wrapping as time.ticks_us
 does: take differences with port.ticks_diff); under QEMU -icount shift=0 one
 microsecond is 1000 board instructions. time.ticks_cpu() is not used: it
-returns 0 on the unix and QEMU ports.
+returns 0 on the unix and QEMU ports. A CircuitPython board without
+time.ticks_us falls back to time.monotonic_ns() (port.py), whose big ints
+allocate: profiling still works there (CircuitPython has no heap lock).
 
 Recording allocates nothing: the ticks array is made by set_event_tracer(),
 and ticks_us() returns small ints (below 2**30 on 32-bit ports; the array's
