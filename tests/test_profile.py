@@ -132,7 +132,8 @@ def test_cli_profile_prints_tables_and_writes_chart_and_etdump(mlp_int8, tmp_pat
     path = tmp_path / "mlp.pte"
     path.write_bytes(mlp_int8[0])
     png, etdp = tmp_path / "profile.png", tmp_path / "mlp.etdp"
-    args = ["profile", str(path), "--target", "unix", "--runs", "2", "--etdump", str(etdp)]
+    buf = tmp_path / "mlp.bin"
+    args = ["profile", str(path), "--target", "unix", "--runs", "2", "--etdump", str(etdp), "--debug-buffer", str(buf)]
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -146,6 +147,9 @@ def test_cli_profile_prints_tables_and_writes_chart_and_etdump(mlp_int8, tmp_pat
     assert "allocated by a traced execute(): 0 B (heap locked)" in out, out
     events = _inspector_events(etdp.read_bytes(), tmp_path)
     assert [e.name for e in events][-1] == "Method::execute" and all(len(e.perf_data.raw) == 2 for e in events)
+    assert len(buf.read_bytes()) > 0
+    assert main(["profile", str(path), "--debug-buffer", str(buf)]) == 1
+    assert "--debug-buffer goes with --etdump" in capsys.readouterr().err
     assert main(["profile", str(path), "--target", "cpython", "--runs", "1", "--json", "--top", "2"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["unit"] == "us" and info["runs"] == 1 and len(info["instructions"]) == 5, info
@@ -166,7 +170,9 @@ def test_cli_profile_bad_input_is_one_line(tmp_path, capsys, mlp_int8):
 
 
 @pytest.mark.parametrize("target", ["unix", "cortex-m3"])
-def test_capture_copies_every_step_output_without_allocating(mlp_int8, target):
+def test_capture_copies_every_step_output_without_allocating(mlp_int8, target, tmp_path):
+    from executorch.devtools import Inspector
+
     pte, inputs, _ = mlp_int8
     res = run(pte, inputs, target, repeat=1, profile=1, capture=True)
     assert res.stats["execute_heap_locked"] is True and res.stats["profile_heap_bytes"] == 0, res.stats
@@ -175,6 +181,13 @@ def test_capture_copies_every_step_output_without_allocating(mlp_int8, target):
     assert torch.equal(res.intermediates[-1]["outputs"][0], res.outputs[0])  # the last step writes the output
     first = res.intermediates[0]["outputs"][0]
     assert first.dtype == torch.int8 and tuple(first.shape) == tuple(inputs[0].shape)  # quantize_per_tensor's int8 input copy
+    # the ETDump carries them as debug events into the debug buffer: the Inspector shows each step's output
+    (tmp_path / "c.etdp").write_bytes(res.etdump)
+    (tmp_path / "c.bin").write_bytes(res.debug_buffer)
+    events = Inspector(etdump_path=str(tmp_path / "c.etdp"), debug_buffer_path=str(tmp_path / "c.bin")).event_blocks[0].events
+    for e, step in zip(events, res.intermediates):
+        assert e._instruction_id == step["instruction"] and len(e.perf_data.raw) == 1, e
+        assert len(e.debug_data) == 1 and torch.equal(e.debug_data[0], step["outputs"][0]), (e.name, e.debug_data)
 
 
 def test_etrecord_maps_inspector_events_to_modules(tmp_path, capsys):

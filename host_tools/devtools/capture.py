@@ -41,6 +41,23 @@ def step_output_specs(pte, instructions, method="forward"):
     return out
 
 
+def debug_layout(pte, steps, method="forward"):
+    """[(operator, instruction, [(scalar type, sizes, offset)])]: where each
+    step's outputs lie in the device's debug buffer (etdump.write's debug)."""
+    specs = step_output_specs(pte, [i for i, _ in steps], method)
+    out, off = [], 0
+    for i, op in steps:
+        tensors = []
+        for dtype, sizes in specs[i]:
+            tensors.append((dtype, sizes, off))
+            n = dtypes.itemsize(dtype)
+            for d in sizes:
+                n *= d
+            off += n
+        out.append((op, i, tensors))
+    return out
+
+
 def intermediates(pte, steps, debug, method="forward"):
     """[{"instruction", "operator", "outputs": [torch tensors]}] from a debug buffer.
 

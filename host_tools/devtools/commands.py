@@ -60,11 +60,17 @@ def cmd_profile(args):
     if args.runs < 1:
         raise _cli_error("--runs must be at least 1")
     inputs, source = profile_inputs(args)
-    res = _run(run, args.pte, inputs, args.target, method=args.method, repeat=1, profile=args.runs)
+    capture = bool(args.debug_buffer)
+    if capture and not args.etdump:
+        raise _cli_error("--debug-buffer goes with --etdump (its debug events point into the buffer)")
+    res = _run(run, args.pte, inputs, args.target, method=args.method, repeat=1, profile=args.runs, capture=capture)
     prof = res.profile
     if args.etdump:
         with open(args.etdump, "wb") as f:
             f.write(res.etdump)
+    if capture:
+        with open(args.debug_buffer, "wb") as f:
+            f.write(res.debug_buffer)
     if args.plot:
         from host_tools.devtools.plot import plot
 
@@ -87,7 +93,12 @@ def cmd_profile(args):
             " (heap locked)" if s.get("execute_heap_locked") else "",
         )
     )
-    for path, what in ((args.etdump, "ETDump (executorch.devtools.Inspector(etdump_path=...))"), (args.plot, "chart")):
+    written = (
+        (args.etdump, "ETDump (executorch.devtools.Inspector(etdump_path=...))"),
+        (args.debug_buffer, "every instruction's outputs of the last run (Inspector(..., debug_buffer_path=...))"),
+        (args.plot, "chart"),
+    )
+    for path, what in written:
         if path:
             print("wrote %s: %s" % (path, what))
     return 0
@@ -138,6 +149,7 @@ def add_parsers(sub):
     p.add_argument("--model", help="model file whose example_inputs to run (default: the .ref.pt export wrote, else random)")
     p.add_argument("--inputs", help="a torch.save'd tensor or list of tensors to run on")
     p.add_argument("--etdump", metavar="ETDP", help="write the runs as ExecuTorch ETDump")
+    p.add_argument("--debug-buffer", metavar="BIN", help="with --etdump: also capture every instruction's outputs into BIN")
     p.add_argument("--plot", metavar="PNG", help="bar charts per operator and per instruction; needs matplotlib")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(fn=cmd_profile)

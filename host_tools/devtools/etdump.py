@@ -31,13 +31,19 @@ class _SizePrefixedWriter(FlatbufferWriter):
         return bytes(b.Output())
 
 
-def write(runs, method="forward"):
+def write(runs, method="forward", debug=None):
     """ETDump bytes for profiled runs.
 
     Args:
         runs: one list per run of (name, instruction_id, start_ns, end_ns);
             instruction_id -1 for a span that is not one instruction.
         method: the RunData name.
+        debug: intermediate outputs, [(name, instruction_id, [(scalar type,
+            sizes, offset in the debug buffer), ...])]: one DebugEvent per
+            output tensor in every run (Inspector(..., debug_buffer_path=...)
+            reads them as event.debug_data, and groups runs only when their
+            events match). The device's buffer holds the last run's outputs;
+            the profiled runs execute the same program on the same inputs.
     Returns:
         bytes (size-prefixed flatbuffer, identifier ED00).
     """
@@ -50,5 +56,24 @@ def write(runs, method="forward"):
             out.append(
                 {"profile_event": {"name": name, "chain_index": 0, "instruction_id": instruction, "start_time": start, "end_time": end}}
             )
+        if debug:
+            out += _debug_events(debug)
         run_data.append({"name": method, "bundled_input_index": -1, "events": out})
     return _SizePrefixedWriter(fbs.load(SCHEMA_PATH)).serialize({"version": VERSION, "run_data": run_data})
+
+
+def _debug_events(debug):
+    out = []
+    for name, instruction, tensors in debug:
+        for scalar_type, sizes, offset in tensors:
+            strides, step = [], 1
+            for d in reversed(sizes):
+                strides.insert(0, step)
+                step *= d
+            tensor = {"scalar_type": scalar_type, "sizes": list(sizes), "strides": strides, "offset": offset}
+            entry = {"val": _VALUE_TENSOR, "tensor": tensor}
+            out.append({"debug_event": {"chain_index": 0, "instruction_id": instruction, "debug_entry": entry, "name": name}})
+    return out
+
+
+_VALUE_TENSOR = 5  # ValueType.Tensor

@@ -114,7 +114,7 @@ def _unwrapped(ticks, base, prev):
     return out
 
 
-def from_trace(traces, steps, target, macs=None, method="forward"):
+def from_trace(traces, steps, target, macs=None, method="forward", debug=None):
     """(Profile, ETDump bytes) of profiled runs.
 
     Args:
@@ -123,6 +123,7 @@ def from_trace(traces, steps, target, macs=None, method="forward"):
         target: the target name (boards count instructions).
         macs: dict instruction index -> MACs (host_tools.analysis.macs.instruction_macs).
         method: method name (the ETDump's RunData name).
+        debug: the last run's captured outputs for the ETDump (etdump.write's debug).
     """
     from host_tools.targets import BOARD_TARGETS
 
@@ -164,4 +165,4 @@ def from_trace(traces, steps, target, macs=None, method="forward"):
         row["share"] = row["time"] / execute if execute else 0.0
         row["per_mac"] = row["time"] * per_mac / row["macs"] if row["macs"] else None
     profile = Profile(target, "instructions" if boards else "us", len(traces), execute, _median(loops) * scale, rows, ops)
-    return profile, etdump.write(runs, method)
+    return profile, etdump.write(runs, method, debug)

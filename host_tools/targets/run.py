@@ -56,6 +56,7 @@ class RunResult:
     etdump: bytes = None
     trace: dict = None  # raw: {"runs": [[tick, ...], ...], "steps": [(instruction, operator), ...], "debug": bytes or None}
     intermediates: list = None  # with capture: per step {"instruction", "operator", "outputs": [torch tensors]}
+    debug_buffer: bytes = None  # with capture: the device's debug buffer (ETDump's debug events point into it)
 
 
 def run(
@@ -103,7 +104,8 @@ def run(
             result.etdump.
         capture: with profile, also copy every step's outputs in the last
             profiled run (EventTracer(capture=True)) and return them as
-            result.intermediates.
+            result.intermediates; result.etdump then holds them as debug
+            events into result.debug_buffer (Inspector's debug_buffer_path).
     Returns:
         RunResult.
     Raises:
@@ -152,11 +154,15 @@ def run(
         if not isinstance(data, bytes):
             with open(data, "rb") as f:
                 data = f.read()
-        res.profile, res.etdump = from_trace(res.trace["runs"], res.trace["steps"], target, instruction_macs(data, method), method)
+        layout = None
         if capture:
-            from host_tools.devtools.capture import intermediates
+            from host_tools.devtools.capture import debug_layout, intermediates
 
             res.intermediates = intermediates(data, res.trace["steps"], res.trace["debug"], method)
+            res.debug_buffer = res.trace["debug"]
+            layout = debug_layout(data, res.trace["steps"], method)
+        macs = instruction_macs(data, method)
+        res.profile, res.etdump = from_trace(res.trace["runs"], res.trace["steps"], target, macs, method, layout)
     return res
 
 
