@@ -31,7 +31,10 @@ between memoryviews made at bind time: nothing allocated either.
 
 from array import array
 
-from mpy_et.errors import INVALID_ARGUMENT, INVALID_STATE, MEMORY_ALLOCATION_FAILED, MpyEtError
+from mpy_et import dtypes
+from mpy_et import schema as S
+from mpy_et.errors import INVALID_ARGUMENT, INVALID_STATE, MEMORY_ALLOCATION_FAILED, NOT_SUPPORTED, MpyEtError
+from mpy_et.flatbuf import FlatReader
 
 UNIT = "us"  # what a tick is (port.ticks_us)
 
@@ -48,15 +51,14 @@ class EventTracer:
         self.debug = None  # capture: the latest run's step outputs, in step order
         self.steps = self.ctxs = None  # capture: the method's steps, each followed by copies of its outputs
 
-    def bind(self, n_steps, steps=None, ctxs=None, outputs=None):
-        """Allocate room for `capacity` runs of a method of n_steps steps
-        (Method.set_event_tracer calls this; it forgets earlier runs). With
-        capture: steps, ctxs and outputs (per step, memoryviews of its output
-        tensors' bytes) give the steps to run instead."""
+    def bind(self, method):
+        """Allocate room for `capacity` runs of `method` (Method.set_event_tracer
+        calls this; it forgets earlier runs); with capture, also the debug
+        buffer and the steps that fill it."""
         self.steps = self.ctxs = self.debug = None
         if self.capture:
-            self._capture(steps, ctxs, outputs)
-        self.per_run = 2 * n_steps + 2
+            self._capture(method._steps, method._ctxs, step_outputs(method))
+        self.per_run = 2 * len(method._steps) + 2
         self.runs = 0
         self.ticks = None  # free the old array before making the new one
         try:
@@ -107,6 +109,41 @@ class EventTracer:
             raise MpyEtError(INVALID_ARGUMENT, "event tracer has %d runs; run %d does not exist" % (self.runs, run))
         k = run * self.per_run
         return list(self.ticks[k : k + self.per_run])
+
+
+def step_outputs(method):
+    """Per step (method.step_ops() order), memoryviews over the arena of the
+    tensors it writes (the call's last argument: its out tensor, or the list
+    of them). Made once, at bind time."""
+    r = method.program.reader
+    plan = method._plan
+    vs, _ = r.vector(plan, S.EXECUTION_PLAN_VALUES, 4, "values")
+    s, _ = r.vector(plan, S.EXECUTION_PLAN_CHAINS, 4, "chains")
+    si, _ = r.vector(r.table_at(s, 0, "chains[0]"), S.CHAIN_INSTRUCTIONS, 4, "instructions")
+    out = []
+    for i, _ in method.step_ops():
+        call = r.subtable(r.table_at(si, i, "instruction"), S.INSTRUCTION_INSTR_ARGS, "call")
+        sa, na = r.vector(call, S.KERNEL_CALL_ARGS, 4, "args")
+        ev = r.table_at(vs, r.ints(sa, na, "i")[-1], "values")
+        items = [r.subtable(ev, S.EVALUE_VAL, "values")]
+        if r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, "values") == S.KERNEL_TYPES_TENSOR_LIST:
+            s2, k = r.vector(items[0], S.TENSOR_LIST_ITEMS, 4, "items")
+            items = [r.subtable(r.table_at(vs, j, "values"), S.EVALUE_VAL, "values") for j in r.ints(s2, k, "i")]
+        views = []
+        for t in items:
+            alloc = r.subtable(t, S.TENSOR_ALLOCATION_INFO, "tensor")
+            if not alloc:
+                raise MpyEtError(NOT_SUPPORTED, "instruction %d: its output is not a planned tensor; cannot capture it" % i)
+            n = dtypes.itemsize(r.scalar(t, S.TENSOR_SCALAR_TYPE, FlatReader.u8, 0, "tensor"))
+            sz, k = r.vector(t, S.TENSOR_SIZES, 4, "sizes")
+            for d in r.ints(sz, k, "i"):
+                n *= d
+            mem = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_ID, FlatReader.u32, 0, "tensor")
+            off = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, FlatReader.u32, 0, "tensor")
+            off += r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_HIGH, FlatReader.u32, 0, "tensor") << 32
+            views.append(memoryview(method.buffers[mem - 1])[off : off + n])
+        out.append(views)
+    return out
 
 
 def _captured(ctx):

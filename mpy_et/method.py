@@ -418,47 +418,13 @@ class Method:
                 out.append((i, self._op_names[op]))
         return out
 
-    def _step_outputs(self):
-        """Per step (step_ops order), memoryviews over the arena of its output
-        tensors (the call's last argument: its out tensor, or the list of them)."""
-        r = self.program.reader
-        vs, _ = r.vector(self._plan, S.EXECUTION_PLAN_VALUES, 4, "values")
-        s, _ = r.vector(self._plan, S.EXECUTION_PLAN_CHAINS, 4, "chains")
-        si, _ = r.vector(r.table_at(s, 0, "chains[0]"), S.CHAIN_INSTRUCTIONS, 4, "instructions")
-        out = []
-        for i, _ in self.step_ops():
-            call = r.subtable(r.table_at(si, i, "instruction"), S.INSTRUCTION_INSTR_ARGS, "call")
-            sa, na = r.vector(call, S.KERNEL_CALL_ARGS, 4, "args")
-            ev = r.table_at(vs, r.ints(sa, na, "i")[-1], "values")
-            items = [r.subtable(ev, S.EVALUE_VAL, "values")]
-            if r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, "values") == S.KERNEL_TYPES_TENSOR_LIST:
-                s2, k = r.vector(items[0], S.TENSOR_LIST_ITEMS, 4, "items")
-                items = [r.subtable(r.table_at(vs, j, "values"), S.EVALUE_VAL, "values") for j in r.ints(s2, k, "i")]
-            views = []
-            for t in items:
-                alloc = r.subtable(t, S.TENSOR_ALLOCATION_INFO, "tensor")
-                if not alloc:
-                    raise MpyEtError(NOT_SUPPORTED, "instruction %d: its output is not a planned tensor; cannot capture it" % i)
-                n = dtypes.itemsize(r.scalar(t, S.TENSOR_SCALAR_TYPE, FlatReader.u8, 0, "tensor"))
-                sz, k = r.vector(t, S.TENSOR_SIZES, 4, "sizes")
-                for d in r.ints(sz, k, "i"):
-                    n *= d
-                mem = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_ID, FlatReader.u32, 0, "tensor")
-                off = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, FlatReader.u32, 0, "tensor")
-                views.append(memoryview(self.buffers[mem - 1])[off : off + n])
-            out.append(views)
-        return out
-
     def set_event_tracer(self, tracer):
         """Record the start and end tick of every step of each execute() into
         `tracer` (an mpy_et.event_tracer.EventTracer; its ticks array is
         allocated here, so recording allocates nothing; with capture=True
         also the debug buffer of every step's outputs). None stops recording."""
         if tracer is not None:
-            if tracer.capture:
-                tracer.bind(len(self._steps), self._steps, self._ctxs, self._step_outputs())
-            else:
-                tracer.bind(len(self._steps))
+            tracer.bind(self)
         self._tracer = tracer
 
     def execute(self):
