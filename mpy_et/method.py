@@ -435,12 +435,17 @@ class Method:
         heap.) When every step is allocation-free (lock_heap), the heap is
         locked first: then not even the frames of Python steps go on the heap
         (MicroPython puts them on the C stack), and execute() allocates 0 bytes.
-        With an event tracer (set_event_tracer) a second loop runs that also
-        records each step's start and end tick; without one, the only cost
-        is one test per execute().
+        With an event tracer (set_event_tracer) a second loop (_run_traced)
+        also records each step's start and end tick; without one, the only
+        cost is one test per execute().
         """
-        if self._tracer is not None:
-            self._tracer.begin()  # counts the run, or raises when full: before the heap is locked
+        tracer = self._tracer
+        if tracer is not None:
+            tracer.begin()  # counts the run, or raises when full: before the heap is locked
+            if self.lock_heap:
+                heap_lock()
+            self._run_traced(tracer)
+            return
         if self.lock_heap:
             heap_lock()  # before _run: its frame goes on the C stack too; _run unlocks
         self._run()
@@ -450,41 +455,58 @@ class Method:
         steps, ctxs = self._steps, self._ctxs  # two lists: no (step, ctx) tuple kept per instruction
         n = len(steps)
         locked = self.lock_heap
-        tracer = self._tracer
         try:
             try:
-                if tracer is None:
-                    while i < n:
-                        steps[i](ctxs[i])
-                        i += 1
-                else:  # the same loop, each step between two ticks (nothing allocated)
-                    ticks, clock = tracer.ticks, ticks_us
-                    if tracer.steps is not None:  # capture: the same steps, each copying its outputs
-                        steps, ctxs = tracer.steps, tracer.ctxs
-                    k = (tracer.runs - 1) * tracer.per_run
-                    ticks[k] = clock()
-                    while i < n:
-                        k += 1
-                        ticks[k] = clock()
-                        steps[i](ctxs[i])
-                        k += 1
-                        ticks[k] = clock()
-                        i += 1
-                    ticks[k + 1] = clock()
+                while i < n:
+                    steps[i](ctxs[i])
+                    i += 1
             finally:
                 if locked:
                     heap_unlock()
         except MpyEtError:
             raise
         except Exception as e:
-            k, name = self.step_ops()[i]
-            if locked and isinstance(e, MemoryError):
-                raise MpyEtError(
-                    INTERNAL,
-                    "instruction %d (%s) allocated while the heap was locked: its kernel is marked "
-                    "allocation-free (mpy_et/noalloc.py) but is not; set lock_heap = False to run it anyway" % (k, name),
-                )
-            raise MpyEtError(INTERNAL, "instruction %d (%s) failed: %s: %s" % (k, name, type(e).__name__, e))
+            raise self._failure(e, i, locked)
+
+    def _run_traced(self, tracer):
+        """_run's loop with each step between two ticks (nothing allocated)."""
+        i = 0
+        steps, ctxs = self._steps, self._ctxs
+        if tracer.steps is not None:  # capture: the same steps, each copying its outputs
+            steps, ctxs = tracer.steps, tracer.ctxs
+        n = len(steps)
+        locked = self.lock_heap
+        ticks, clock = tracer.ticks, ticks_us
+        k = (tracer.runs - 1) * tracer.per_run
+        try:
+            try:
+                ticks[k] = clock()
+                while i < n:
+                    k += 1
+                    ticks[k] = clock()
+                    steps[i](ctxs[i])
+                    k += 1
+                    ticks[k] = clock()
+                    i += 1
+                ticks[k + 1] = clock()
+            finally:
+                if locked:
+                    heap_unlock()
+        except MpyEtError:
+            raise
+        except Exception as e:
+            raise self._failure(e, i, locked)
+
+    def _failure(self, e, i, locked):
+        """The MpyEtError for step i raising e."""
+        k, name = self.step_ops()[i]
+        if locked and isinstance(e, MemoryError):
+            return MpyEtError(
+                INTERNAL,
+                "instruction %d (%s) allocated while the heap was locked: its kernel is marked "
+                "allocation-free (mpy_et/noalloc.py) but is not; set lock_heap = False to run it anyway" % (k, name),
+            )
+        return MpyEtError(INTERNAL, "instruction %d (%s) failed: %s: %s" % (k, name, type(e).__name__, e))
 
 
 def _stream_plan():
