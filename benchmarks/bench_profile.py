@@ -13,14 +13,15 @@ tracer, from the trace itself) is printed as well.
 
 With --baseline-tree DIR (a checkout of the runtime before the tracer, e.g.
 `git archive <commit> mpy_et portable_kernels host_tools | tar -x -C DIR`),
-execute() without a tracer is measured again with that tree's runtime
-(same .pte, same board), to show the tracer-free path kept its speed.
+execute() without a tracer is timed with that tree's runtime and with this
+one's (same .pte, same board, --loop executes back to back between two
+ticks, so the resolution is 1,000 / loop instructions), to show the
+tracer-free path kept its speed.
 
     python benchmarks/bench_profile.py [MODEL ...] [--precision int8|fp32] [--target cortex-m3] [--runs 3] [--baseline-tree DIR]
 """
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -33,35 +34,64 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_board_zoo import program  # noqa: E402 (the same cached exports)
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_BASELINE = """
-import json, sys, torch
-from host_tools import run
-res = run(sys.argv[1], torch.load(sys.argv[2]), sys.argv[3], repeat=int(sys.argv[4]))
-print("STATS " + json.dumps(res.stats))
+_ROOT = os.path.dirname(_HERE)
+# Device code: `n` executes back to back between two ticks, twice (finer than
+# one tick per execute(): 1 us = 1,000 board instructions).
+_LOOP_DEVICE = """
+import time
+import mpy_et
+m = mpy_et.Program.load(DATA_DIR + "/m.pte").load_method()
+x = open(DATA_DIR + "/x.bin", "rb").read()
+
+def go(n):
+    m.set_input(0, x)
+    m.execute()
+    t = time.ticks_us()
+    for _ in range(n):
+        m.execute()
+    return time.ticks_diff(time.ticks_us(), t)
+
+print("LOOP", go(N), go(N))
+"""
+# Host side, run with PYTHONPATH=<tree>: that tree's runtime and kernels on the board.
+_LOOP_HOST = """
+import sys, torch
+from host_tools.deploy.build import registry_source
+from host_tools.deploy.selective import device_modules, program_operators
+from host_tools.lowering.ir import tensor_bytes
+from host_tools.targets import run_code
+from portable_kernels.registry import KERNELS
+pte = open(sys.argv[1], "rb").read()
+x = tensor_bytes(torch.load(sys.argv[2])[0])
+ops = [op for op in program_operators(pte) if op in KERNELS]
+code = sys.argv[5].replace("N)", sys.argv[4] + ")")
+print(run_code(sys.argv[3], code, {"m.pte": pte, "x.bin": x}, packages=device_modules(ops), registry=registry_source(ops, KERNELS, None)))
 """
 
 
-def baseline_stats(tree, pte, inputs, target, repeat):
-    """run()'s stats with the runtime (and harness) of another source tree."""
+def loop_instructions(tree, pte, inputs, target, n):
+    """Board instructions per execute() (no tracer), averaged over n back-to-back
+    runs, with the runtime of source tree `tree` (the slower of two such loops)."""
     import torch
 
+    if len(inputs) != 1:
+        raise SystemExit("--baseline-tree measures one-input programs")
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "model.pte")
+        path, saved = os.path.join(tmp, "model.pte"), os.path.join(tmp, "inputs.pt")
         with open(path, "wb") as f:
             f.write(pte)
-        saved = os.path.join(tmp, "inputs.pt")
         torch.save(list(inputs), saved)
         proc = subprocess.run(
-            [sys.executable, "-c", _BASELINE, path, saved, target, str(repeat)],
+            [sys.executable, "-c", _LOOP_HOST, path, saved, target, str(n), _LOOP_DEVICE],
             env=dict(os.environ, PYTHONPATH=tree),
             capture_output=True,
             text=True,
             cwd=tree,
         )
     if proc.returncode:
-        raise RuntimeError("baseline run failed: %s" % proc.stderr[-2000:])
-    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("STATS ")][-1]
-    return json.loads(line[len("STATS ") :])
+        raise RuntimeError("run with %s failed: %s" % (tree, proc.stderr[-2000:]))
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("LOOP ")][-1]
+    return max(int(v) for v in line.split()[1:]) * 1000 / n
 
 
 def main():
@@ -70,7 +100,8 @@ def main():
     ap.add_argument("--precision", default="int8", choices=["int8", "fp32"])
     ap.add_argument("--target", default="cortex-m3")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--baseline-tree", help="a source tree without the tracer: its execute() measured on the same .pte")
+    ap.add_argument("--baseline-tree", help="a source tree without the tracer: execute() of both trees on the same .pte and board")
+    ap.add_argument("--loop", type=int, default=20, help="with --baseline-tree: executes timed back to back")
     ap.add_argument("--cache", default=os.path.join(_HERE, ".board_zoo_cache"))
     args = ap.parse_args()
     board = args.target in BOARD_TARGETS
@@ -96,11 +127,14 @@ def main():
         print("| allocated per execute(): without / with tracer | %s / %s B%s |" % (heap + (locked,)))
         over = res.profile.overhead
         print("| traced runs, outside the steps (dispatch loop + tracer) | %s (%.3f%%) |" % ("{:,.0f}".format(over), 100.0 * over / traced))
-        if args.baseline_tree:
-            base = baseline_stats(args.baseline_tree, pte, inputs, args.target, args.runs)
+        if args.baseline_tree and board:
+            n = args.loop
+            base = loop_instructions(args.baseline_tree, pte, inputs, args.target, n)
+            here = loop_instructions(_ROOT, pte, inputs, args.target, n)
+            print("| without tracer, %d back to back: runtime of %s | %s per execute() |" % (n, args.baseline_tree, "{:,.0f}".format(base)))
             print(
-                "| without tracer, runtime of %s | %s (this tree: %+.3f%%) |"
-                % (args.baseline_tree, "{:,}".format(base[key]), 100.0 * (plain - base[key]) / base[key])
+                "| without tracer, %d back to back: this tree | %s per execute() (%+.4f%%) |"
+                % (n, "{:,.0f}".format(here), 100.0 * (here - base) / base)
             )
         print("\n```\n%s\n```\n" % res.profile.table())
 
