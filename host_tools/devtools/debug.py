@@ -9,8 +9,9 @@ is run on the host by torch.fx's Interpreter, keeping every node's value.
 fp32: per layer, max |device - PyTorch| and the SQNR (dB) of the device's
 output against PyTorch's. int8: per layer against the host integer
 reference of the same program (the int8 graph's own kernels: equal, or the
-number of values that differ), and the float output's SQNR against the fp32
-model. The first layer whose error jumps (fp32: relative error over 1e-5
+number of values that differ), each layer's dequantized output against the
+fp32 model's activation (SQNR, debug_int8.py), and the float output's SQNR
+against the fp32 model. The first layer whose error jumps (fp32: relative error over 1e-5
 and 10 times the largest before it; int8: any difference) is marked.
 """
 
@@ -28,7 +29,9 @@ _HOST_HEAP = 64 << 20  # MicroPython heap on the host ports: room for every inte
 
 @dataclass
 class DebugReport:
-    """rows: per step {"instruction", "operator", "node", "max_abs", "sqnr_db",
+    """rows: per step {"instruction", "operator", "node", "max_abs", "sqnr_db"
+    (int8: the layer's dequantized output against the fp32 model's
+    activation, host_tools/devtools/debug_int8.py; None where unmatched),
     "rel", "mismatches" (int8: values that differ from the reference), "numel"}.
     first_jump: index in rows of the first layer whose error jumps, or None.
     output_sqnr_db: int8 programs, the output's SQNR against the fp32 model."""
@@ -42,13 +45,21 @@ class DebugReport:
     def table(self):
         lines = []
         if self.precision == "int8":
-            head = "%-6s %-40s %-28s %10s %12s"
-            lines.append(head % ("instr", "operator", "graph node", "differ", "max |diff|"))
+            head = "%-6s %-40s %-24s %10s %10s %16s"
+            lines.append(head % ("instr", "operator", "graph node", "differ", "max |diff|", "SQNR vs fp32 dB"))
             for k, r in enumerate(self.rows):
                 mark = "  <-- first difference" if k == self.first_jump else ""
                 lines.append(
-                    "%-6d %-40s %-28s %10s %12s%s"
-                    % (r["instruction"], r["operator"], r["node"], "%d/%d" % (r["mismatches"], r["numel"]), _g(r["max_abs"]), mark)
+                    "%-6d %-40s %-24s %10s %10s %16s%s"
+                    % (
+                        r["instruction"],
+                        r["operator"],
+                        r["node"],
+                        "%d/%d" % (r["mismatches"], r["numel"]),
+                        _g(r["max_abs"]),
+                        _db(r["sqnr_db"]),
+                        mark,
+                    )
                 )
             lines.append("")
             lines.append(
@@ -169,7 +180,14 @@ def debug(model, inputs, target="cpython", quantize=None, calibration=None, time
 
     report = {}
     inputs = tuple(inputs)
-    pte = export(model, inputs, quantize=quantize, calibration=calibration, report=report)
+    program_model, quantizers = model, None
+    if quantize:  # converted here, so its quantize nodes (scales) are at hand for the fp32 comparison
+        from host_tools.devtools.debug_int8 import activation_quantizers
+        from host_tools.quantize.pt2e import quantize_pt2e_int8
+
+        program_model = quantize_pt2e_int8(model, inputs, calibration)
+        quantizers = activation_quantizers(program_model, inputs)  # before export: fusing rewrites the graph
+    pte = export(program_model, inputs, quantize=quantize, calibration=calibration, report=report)
     values = node_values(report["graph"], inputs)
     heap = _HOST_HEAP if target in ("unix", "circuitpython") else None  # every intermediate at once
     res = run(pte, inputs, target, repeat=1, profile=1, capture=True, timeout=timeout, heap_bytes=heap)
@@ -177,6 +195,11 @@ def debug(model, inputs, target="cpython", quantize=None, calibration=None, time
     rows, jump = compare(res.intermediates, report["instruction_nodes"], values, precision)
     out = DebugReport(target, precision, rows, jump)
     if quantize:
+        from host_tools.devtools.debug_int8 import fp32_values, layer_sqnr
+
+        per_layer = layer_sqnr(res.intermediates, quantizers, fp32_values(model, inputs))
+        for row, db in zip(rows, per_layer):
+            row["sqnr_db"] = db
         with torch.no_grad():
             want = model(*inputs)
         want = want[0] if isinstance(want, (tuple, list)) else want
