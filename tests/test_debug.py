@@ -8,7 +8,7 @@ from conftest import TARGETS
 
 from host_tools import export, run
 from host_tools.cli import main
-from host_tools.devtools.debug import compare, debug, node_values
+from host_tools.devtools.debug import compare, debug, first_drop, node_values
 from host_tools.zoo import build
 
 
@@ -34,6 +34,8 @@ def test_compare_marks_the_first_jump():
     ]
     rows, jump = compare(steps, [["a"], ["b"]], q, "int8")
     assert jump == 1 and [r["mismatches"] for r in rows] == [0, 1] and rows[1]["max_abs"] == 2
+    assert first_drop([40.0, None, 38.5, 41.0, 30.9, 20.0]) == 4  # 10 dB under the layer before (41)
+    assert first_drop([40.0, 35.0, 31.0, 29.0]) is None and first_drop([None, None]) is None  # a drift is no jump
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -51,7 +53,7 @@ def test_int8_layers_equal_the_integer_reference(target):
     model, inputs = build("lenet5")
     report = debug(model, inputs, target, quantize="int8", calibration=_calibration(inputs))
     assert report.rows and all(r["mismatches"] == 0 for r in report.rows), report.table()
-    assert report.first_jump is None and report.output_sqnr_db > 20, report.table()
+    assert report.first_jump is None and report.sqnr_drop is None and report.output_sqnr_db > 20, report.table()
     # each int8 layer, dequantized, against the fp32 model's activation (quantization error, ~40 dB here)
     int8_rows = [r for r in report.rows if r["operator"] != "mpy_et_quant::dequantize_per_tensor.out"]
     assert all(r["sqnr_db"] is not None and 25 < r["sqnr_db"] < 80 for r in int8_rows), report.table()

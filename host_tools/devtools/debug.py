@@ -24,6 +24,7 @@ from mpy_et.errors import INVALID_ARGUMENT, MpyEtError
 
 _JUMP = 10.0  # an error this many times the largest before it is a jump
 _FLOOR = 1e-5  # fp32 relative errors below this are rounding, not a jump
+_DROP_DB = 10.0  # int8: an SQNR this far below the layer's before it marks a layer that loses accuracy
 _HOST_HEAP = 64 << 20  # MicroPython heap on the host ports: room for every intermediate output
 
 
@@ -34,13 +35,16 @@ class DebugReport:
     activation, host_tools/devtools/debug_int8.py; None where unmatched),
     "rel", "mismatches" (int8: values that differ from the reference), "numel"}.
     first_jump: index in rows of the first layer whose error jumps, or None.
-    output_sqnr_db: int8 programs, the output's SQNR against the fp32 model."""
+    output_sqnr_db: int8 programs, the output's SQNR against the fp32 model.
+    sqnr_drop: int8, index in rows of the first layer whose SQNR against the
+        fp32 model is 10 dB or more below the layer's before it, or None."""
 
     target: str
     precision: str
     rows: list = field(default_factory=list)
     first_jump: int = None
     output_sqnr_db: float = None
+    sqnr_drop: int = None
 
     def table(self):
         lines = []
@@ -49,6 +53,8 @@ class DebugReport:
             lines.append(head % ("instr", "operator", "graph node", "differ", "max |diff|", "SQNR vs fp32 dB"))
             for k, r in enumerate(self.rows):
                 mark = "  <-- first difference" if k == self.first_jump else ""
+                if k == self.sqnr_drop:
+                    mark += "  <-- SQNR drops"
                 lines.append(
                     "%-6d %-40s %-24s %10s %10s %16s%s"
                     % (
@@ -62,6 +68,9 @@ class DebugReport:
                     )
                 )
             lines.append("")
+            if self.sqnr_drop is not None:
+                r = self.rows[self.sqnr_drop]
+                lines.append("quantization: SQNR against fp32 drops at instruction %d (%s)" % (r["instruction"], r["node"]))
             lines.append(
                 "%s: %s against the host integer reference; output SQNR against the fp32 model: %s"
                 % (
@@ -100,6 +109,19 @@ def _g(x):
 
 def _db(x):
     return "n/a" if x is None else ("inf" if math.isinf(x) else "%.1f" % x)
+
+
+def first_drop(dbs, step=_DROP_DB):
+    """Index of the first SQNR (dB; None = not measured) at least `step`
+    below the one measured before it (a jump, not a slow drift), or None."""
+    prev = None
+    for k, db in enumerate(dbs):
+        if db is None:
+            continue
+        if prev is not None and db <= prev - step:
+            return k
+        prev = db
+    return None
 
 
 def node_values(graph, inputs):
@@ -200,6 +222,7 @@ def debug(model, inputs, target="cpython", quantize=None, calibration=None, time
         per_layer = layer_sqnr(res.intermediates, quantizers, fp32_values(model, inputs))
         for row, db in zip(rows, per_layer):
             row["sqnr_db"] = db
+        out.sqnr_drop = first_drop(per_layer)
         with torch.no_grad():
             want = model(*inputs)
         want = want[0] if isinstance(want, (tuple, list)) else want
