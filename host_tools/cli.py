@@ -1,5 +1,5 @@
 """The `mpy-et` command: export, run, inspect, demo; build, flash, freeze, mip
-(host_tools/deploy/commands.py).
+(host_tools/deploy/commands.py); profile (host_tools/devtools/commands.py).
 
 Errors reach the user as one line on stderr and a non-zero exit status;
 `--debug` shows the traceback instead.
@@ -78,23 +78,33 @@ def cmd_export(args):
         quant = cli_options(args.quantize, args.calibration, inputs, CliError, args.quantized_io)
     elif args.quantized_io:
         raise CliError("--quantized-io needs --quantize int8")
-    data = _export(export, model, inputs, args.output, args.model, **quant)
+    kw = dict(quant, report=quant.get("report", {}))  # the report also carries the graph, for --etrecord
+    data = _export(export, model, inputs, args.output, args.model, **kw)
     with torch.no_grad():
         expected = model(*inputs)
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     saved = {"inputs": list(inputs), "outputs": expected}
+    program_inputs = list(inputs)  # what the program takes (int8 with --quantized-io)
     if quant:  # `run` compares an int8 program with the host integer reference (exact), and shows the fp32 gap
         ref_inputs = inputs
         io = quant["report"].get("io_quantization")
         if io:  # the reference graph takes the int8 inputs `run` makes from the float ones
             from host_tools.quantize.io import quantize
 
-            ref_inputs = [quantize(t, *q) if q else t for t, q in zip(inputs, io["inputs"])]
+            ref_inputs = program_inputs = [quantize(t, *q) if q else t for t, q in zip(inputs, io["inputs"])]
         with torch.no_grad():
             ours = quant["report"]["reference"](*ref_inputs)
         saved = {"inputs": list(inputs), "outputs": list(ours) if isinstance(ours, (tuple, list)) else [ours], "fp32_outputs": expected}
     torch.save(saved, reference_path(args.output))
     print("wrote %s (%d bytes)" % (args.output, len(data)))
+    if args.bundle:
+        from host_tools.devtools.commands import write_bundle
+
+        write_bundle(args.output, data, program_inputs, saved["outputs"])
+    if args.etrecord:
+        from host_tools.devtools.commands import write_etrecord
+
+        write_etrecord(args.etrecord, kw["report"])
     if quant:
         from host_tools.quantize.pt2e import report_lines
 
@@ -175,6 +185,11 @@ def cmd_run(args):
 
     from host_tools import run
 
+    if args.pte.endswith(".bpte"):  # a bundled program brings its own test cases
+        from host_tools.devtools.commands import cmd_run_bundle
+
+        return cmd_run_bundle(args)
+    args.atol = 1e-5 if args.atol is None else args.atol
     _check_program(args.pte, "forward")
     ref = reference_path(args.pte)
     fp32 = None
@@ -347,13 +362,20 @@ def _parser():
         action="store_true",
         help="with --quantize int8: int8 program inputs and outputs (their scales and zero points are printed and stored in the .pte)",
     )
+    e.add_argument(
+        "--etrecord",
+        metavar="PATH",
+        help="also write an ETRecord: Inspector(etdump_path=..., etrecord=PATH) maps profile events to modules",
+    )
+    e.add_argument("--bundle", action="store_true", help="also write a bundled program (.bpte: the program and its example as a test case)")
     e.set_defaults(fn=cmd_export)
     r = sub.add_parser("run", help="run a .pte on a target and compare with PyTorch")
     r.add_argument("pte")
     r.add_argument("--target", default="unix", choices=TARGETS)
     r.add_argument("--model", help="model file to compute PyTorch's outputs (default: the .ref.pt written by export)")
     r.add_argument("--repeat", type=int, default=5)
-    r.add_argument("--atol", type=float, default=1e-5)
+    r.add_argument("--atol", type=float, help="max |mpy_et - PyTorch| (default 1e-5; a .bpte: 1e-8, with --rtol 1e-5 as ExecuTorch)")
+    r.add_argument("--rtol", type=float, help="a .bpte: relative tolerance of its test cases (default 1e-5)")
     r.add_argument("--inputs", help="a torch.save'd tensor or list of tensors to run on (with --model: compared)")
     r.add_argument("--port", help="run on the board at this serial port instead (after `mpy-et flash`)")
     r.add_argument("--dest", default="", help="with --port: the board directory the dist was flashed to")
@@ -376,6 +398,9 @@ def _parser():
     from host_tools.deploy.commands import add_parsers
 
     add_parsers(sub)  # build, flash, freeze, mip
+    from host_tools.devtools.commands import add_parsers as add_devtools_parsers
+
+    add_devtools_parsers(sub)  # profile
     return p
 
 

@@ -66,7 +66,10 @@ def export(
         calibration: with quantize, a list of input tuples for the observers.
         report: with quantize, a dict filled with "fused" (the int8 operators)
             and "float_ops" (ops that stay float, with their source lines);
-            with quantized_io also "io_quantization".
+            with quantized_io also "io_quantization". Always (when given):
+            "graph", the ExportedProgram that was lowered, and
+            "instruction_nodes", per instruction the names of the graph
+            nodes whose values it writes.
         quantized_io: with quantize="int8", the program's inputs and outputs
             are int8 (no float input or output in the arena); their scales and
             zero points are stored in the program (named data
@@ -102,6 +105,9 @@ def export(
             fold_bn(ep)
     max_pool_without_indices(ep, supported)
     ir = lower_fn(ep, supported)
+    if report is not None:  # for the numeric debugger (host_tools/devtools/debug.py)
+        report["graph"] = ep
+        report["instruction_nodes"] = [_node_names(ir, ins) for ins in ir.instructions]
     memory_plan.plan(ir, alignment, preserve_inputs, pin)
     data = serialize(ir, method_name, alignment, segment_alignment, named)
     _check_loads(data, ir, method_name)
@@ -109,6 +115,15 @@ def export(
         with open(path, "wb") as f:
             f.write(data)
     return data
+
+
+def _node_names(ir, ins):
+    """Graph node names of the tensors an instruction writes (its return slot:
+    the out tensor, or the list of them)."""
+    v = ir.values[ins.args[-1]]
+    if v.kind == "Tensor":
+        return [v.payload.name]
+    return [ir.tensor(j).name for j in v.payload if ir.tensor(j) is not None]
 
 
 def _check_loads(data, ir, method_name):

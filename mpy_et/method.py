@@ -19,7 +19,7 @@ from mpy_et.errors import (
 from mpy_et.flatbuf import FlatReader
 from mpy_et.kernels import resolve
 from mpy_et.noalloc import all_marked
-from mpy_et.port import heap_lock, heap_unlock
+from mpy_et.port import heap_lock, heap_unlock, ticks_us
 from mpy_et.tensor import Tensor
 
 _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
@@ -55,6 +55,7 @@ class Method:
         # the heap, so an inference allocates nothing at all. Set it to False to
         # keep the heap unlocked (e.g. other threads that allocate meanwhile).
         self.lock_heap = heap_lock is not None and all_marked(self._steps)
+        self._tracer = None
 
     # -- load time ---------------------------------------------------------
 
@@ -417,6 +418,15 @@ class Method:
                 out.append((i, self._op_names[op]))
         return out
 
+    def set_event_tracer(self, tracer):
+        """Record the start and end tick of every step of each execute() into
+        `tracer` (an mpy_et.event_tracer.EventTracer; its ticks array is
+        allocated here, so recording allocates nothing; with capture=True
+        also the debug buffer of every step's outputs). None stops recording."""
+        if tracer is not None:
+            tracer.bind(self)
+        self._tracer = tracer
+
     def execute(self):
         """Run every instruction once.
 
@@ -425,9 +435,17 @@ class Method:
         heap.) When every step is allocation-free (lock_heap), the heap is
         locked first: then not even the frames of Python steps go on the heap
         (MicroPython puts them on the C stack), and execute() allocates 0 bytes.
-        This loop is the one place an event tracer or a delegate call hooks
-        in: both are just steps.
+        With an event tracer (set_event_tracer) a second loop (_run_traced)
+        also records each step's start and end tick; without one, the only
+        cost is one test per execute().
         """
+        tracer = self._tracer
+        if tracer is not None:
+            tracer.begin()  # counts the run, or raises when full: before the heap is locked
+            if self.lock_heap:
+                heap_lock()
+            self._run_traced(tracer)
+            return
         if self.lock_heap:
             heap_lock()  # before _run: its frame goes on the C stack too; _run unlocks
         self._run()
@@ -448,14 +466,47 @@ class Method:
         except MpyEtError:
             raise
         except Exception as e:
-            k, name = self.step_ops()[i]
-            if locked and isinstance(e, MemoryError):
-                raise MpyEtError(
-                    INTERNAL,
-                    "instruction %d (%s) allocated while the heap was locked: its kernel is marked "
-                    "allocation-free (mpy_et/noalloc.py) but is not; set lock_heap = False to run it anyway" % (k, name),
-                )
-            raise MpyEtError(INTERNAL, "instruction %d (%s) failed: %s: %s" % (k, name, type(e).__name__, e))
+            raise self._failure(e, i, locked)
+
+    def _run_traced(self, tracer):
+        """_run's loop with each step between two ticks (nothing allocated)."""
+        i = 0
+        steps, ctxs = self._steps, self._ctxs
+        if tracer.steps is not None:  # capture: the same steps, each copying its outputs
+            steps, ctxs = tracer.steps, tracer.ctxs
+        n = len(steps)
+        locked = self.lock_heap
+        ticks, clock = tracer.ticks, ticks_us
+        k = (tracer.runs - 1) * tracer.per_run
+        try:
+            try:
+                ticks[k] = clock()
+                while i < n:
+                    k += 1
+                    ticks[k] = clock()
+                    steps[i](ctxs[i])
+                    k += 1
+                    ticks[k] = clock()
+                    i += 1
+                ticks[k + 1] = clock()
+            finally:
+                if locked:
+                    heap_unlock()
+        except MpyEtError:
+            raise
+        except Exception as e:
+            raise self._failure(e, i, locked)
+
+    def _failure(self, e, i, locked):
+        """The MpyEtError for step i raising e."""
+        k, name = self.step_ops()[i]
+        if locked and isinstance(e, MemoryError):
+            return MpyEtError(
+                INTERNAL,
+                "instruction %d (%s) allocated while the heap was locked: its kernel is marked "
+                "allocation-free (mpy_et/noalloc.py) but is not; set lock_heap = False to run it anyway" % (k, name),
+            )
+        return MpyEtError(INTERNAL, "instruction %d (%s) failed: %s: %s" % (k, name, type(e).__name__, e))
 
 
 def _stream_plan():

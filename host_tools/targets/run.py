@@ -14,6 +14,9 @@ _TORCH_DTYPE = {code: dt for dt, code in SCALAR_TYPES.items()}
 _MARK = "MPY_ET_RESULT "
 _OUTPUT = "MPY_ET_OUTPUT "
 _ERROR = "MPY_ET_ERROR "
+_TRACE = "MPY_ET_TRACE "
+_STEPS = "MPY_ET_STEPS "
+_DEBUG = "MPY_ET_DEBUG "
 
 
 @dataclass
@@ -37,12 +40,23 @@ class RunResult:
     around Program.load + the first load_method, MicroPython targets),
     heap_lock_ok (execute() ran under micropython.heap_lock(); None unless
     asked). Emulated boards count instructions (1 us = 1000 instructions):
-    execute_instructions, load_instructions.
+    execute_instructions, load_instructions. With profile: profile_execute_us
+    (median execute() with the event tracer), profile_heap_bytes (bytes one
+    traced execute() allocated), profile_unit.
+
+    profile (with run(..., profile=...)): a host_tools.devtools.profile.Profile
+    (per instruction and per operator: time, share, MACs, cost per MAC);
+    etdump: the same runs as ExecuTorch ETDump bytes (executorch.devtools.Inspector).
     """
 
     outputs: list
     stats: dict = field(default_factory=dict)
     target: str = ""
+    profile: object = None
+    etdump: bytes = None
+    trace: dict = None  # raw: {"runs": [[tick, ...], ...], "steps": [(instruction, operator), ...], "debug": bytes or None}
+    intermediates: list = None  # with capture: per step {"instruction", "operator", "outputs": [torch tensors]}
+    debug_buffer: bytes = None  # with capture: the device's debug buffer (ETDump's debug events point into it)
 
 
 def run(
@@ -58,6 +72,8 @@ def run(
     deploy="romfs",
     stream=False,
     reload=False,
+    profile=False,
+    capture=False,
 ):
     """Run a program on a target.
 
@@ -82,6 +98,14 @@ def run(
         reload: load the method a second time (kernel modules imported) and
             report that load's time and heap too; off by default, so that
             measuring does not change what fits on a small board.
+        profile: True (`repeat` runs) or a number of runs: after the timed
+            runs, execute that often with an event tracer
+            (mpy_et/event_tracer.py) and return result.profile and
+            result.etdump.
+        capture: with profile, also copy every step's outputs in the last
+            profiled run (EventTracer(capture=True)) and return them as
+            result.intermediates; result.etdump then holds them as debug
+            events into result.debug_buffer (Inspector's debug_buffer_path).
     Returns:
         RunResult.
     Raises:
@@ -90,7 +114,10 @@ def run(
     if heap_lock and target == "cpython":
         raise ValueError("heap_lock needs a MicroPython target")
     inputs = quantized_inputs(pte, inputs)
-    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload)
+    runs = (max(1, repeat) if profile is True else int(profile)) if profile else 0
+    if capture and not runs:
+        raise ValueError("capture=True needs profile")
+    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload, runs, capture)
     packages = None
     registry = None
     if target in BOARD_TARGETS:  # deployed as a selective build: the program's kernels and their registry only
@@ -115,6 +142,27 @@ def run(
     if target in BOARD_TARGETS:  # QEMU -icount shift=0: 1 us of board time = 1000 instructions
         res.stats["execute_instructions"] = res.stats["execute_us"] * 1000
         res.stats["load_instructions"] = res.stats["load_us"] * 1000
+        if runs:
+            res.stats["profile_execute_instructions"] = res.stats["profile_execute_us"] * 1000
+    if runs:
+        from host_tools.analysis.macs import instruction_macs
+        from host_tools.devtools.profile import from_trace
+
+        if res.trace is None:
+            raise TargetError("%s printed no profile" % target)
+        data = files["model.pte"]
+        if not isinstance(data, bytes):
+            with open(data, "rb") as f:
+                data = f.read()
+        layout = None
+        if capture:
+            from host_tools.devtools.capture import debug_layout, intermediates
+
+            res.intermediates = intermediates(data, res.trace["steps"], res.trace["debug"], method)
+            res.debug_buffer = res.trace["debug"]
+            layout = debug_layout(data, res.trace["steps"], method)
+        macs = instruction_macs(data, method)
+        res.profile, res.etdump = from_trace(res.trace["runs"], res.trace["steps"], target, macs, method, layout)
     return res
 
 
@@ -160,7 +208,7 @@ def run_dist_unix(dist, pte, inputs, *, heap_bytes=None, repeat=1, timeout=600, 
     return parse_result(proc.stdout, "unix")
 
 
-def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False, reload=False):
+def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False, reload=False, profile=0, capture=False):
     """What a device needs to run a program: (files, script).
 
     files: dict name -> bytes or host path (model.pte, input<i>.bin, job.json),
@@ -185,6 +233,8 @@ def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=F
         "heap_lock": heap_lock,
         "stream": stream,
         "reload": reload,
+        "profile": profile,
+        "capture": capture,
     }
     files["job.json"] = json.dumps(job).encode()
     with open(_SCRIPT) as f:
@@ -196,7 +246,7 @@ def parse_results(stdout, target):
 
     Raises TargetError naming what the device was doing when it printed
     MPY_ET_ERROR (a heap that ran out) or when it printed no result."""
-    results, outputs = [], []
+    results, outputs, traces, steps, debug = [], [], [], None, None
     for line in stdout.splitlines():
         if line.startswith(_OUTPUT):
             _, i, dtype, sizes, data = (line.split(" ") + [""])[:5]
@@ -204,9 +254,17 @@ def parse_results(stdout, target):
             raw = bytearray.fromhex(data)
             t = torch.frombuffer(raw, dtype=dt) if raw else torch.empty(0, dtype=dt)
             outputs.append(t.reshape([int(d) for d in sizes.split(",") if d]).clone())
+        elif line.startswith(_TRACE):
+            traces.append([int(t) for t in line.split()[1:]])
+        elif line.startswith(_DEBUG):
+            debug = bytes.fromhex(line[len(_DEBUG) :].strip())
+        elif line.startswith(_STEPS):
+            items = line.split()[1:]
+            steps = [(int(i), name) for i, name in zip(items[::2], items[1::2])]
         elif line.startswith(_MARK):
-            results.append(RunResult(outputs, json.loads(line[len(_MARK) :]), target))
-            outputs = []
+            trace = {"runs": traces, "steps": steps, "debug": debug} if steps is not None else None
+            results.append(RunResult(outputs, json.loads(line[len(_MARK) :]), target, trace=trace))
+            outputs, traces, steps, debug = [], [], None, None
         elif line.startswith(_ERROR):
             raise TargetError("%s: %s" % (target, line[len(_ERROR) :]))
     if not results:

@@ -160,6 +160,7 @@ def main(job):
             heap_lock_ok = False
         finally:
             micropython.heap_unlock()
+    profile = profile_runs(job, method, set_inputs, locked) if job.get("profile") else {}
     PHASE = "reporting the results"
     for i in range(method.outputs_size()):
         print_output(i, method.output(i))
@@ -183,7 +184,50 @@ def main(job):
         "heap_free_after_load": free2,
         "heap_lock_ok": heap_lock_ok,
     }
+    stats.update(profile)
     print("MPY_ET_RESULT " + json.dumps(stats))
+
+
+def profile_runs(job, method, set_inputs, locked):
+    """Execute job["profile"] times with an event tracer (mpy_et/event_tracer.py);
+    print its ticks, one "MPY_ET_TRACE <tick> ..." line per run, with
+    job["capture"] the last run's step outputs, "MPY_ET_DEBUG <hex>", and the
+    steps, "MPY_ET_STEPS <instruction> <operator> ...". Returns the profiling stats."""
+    global PHASE
+    from mpy_et.event_tracer import UNIT, EventTracer
+
+    PHASE = "profiling"
+    runs = job["profile"]
+    tracer = EventTracer(runs, job.get("capture", False))
+    method.set_event_tracer(tracer)
+    heap, times = None, []
+    for _ in range(runs):
+        set_inputs()
+        a0 = gc.mem_alloc() if locked and IS_MICROPYTHON else allocated()
+        t = ticks_us()
+        method.execute()
+        times.append(ticks_diff(ticks_us(), t))
+        a1 = gc.mem_alloc() if locked and IS_MICROPYTHON else allocated()
+        heap = delta(a0, a1) if heap is None or a0 is None else max(heap, a1 - a0)
+    method.set_event_tracer(None)
+    for r in range(tracer.runs):
+        print("MPY_ET_TRACE", end="")
+        k = r * tracer.per_run
+        for j in range(k, k + tracer.per_run):
+            print("", tracer.ticks[j], end="")
+        print()
+    if tracer.debug is not None:  # every step's outputs, the last run's
+        print("MPY_ET_DEBUG ", end="")
+        view = memoryview(tracer.debug)
+        for a in range(0, len(view), _CHUNK):
+            print(hexlify(view[a : a + _CHUNK]), end="")
+        print()
+    print("MPY_ET_STEPS", end="")
+    for i, name in method.step_ops():
+        print("", i, name, end="")
+    print()
+    times.sort()
+    return {"profile_unit": UNIT, "profile_execute_us": times[len(times) // 2], "profile_heap_bytes": heap}
 
 
 def run(job):
