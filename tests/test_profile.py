@@ -106,7 +106,7 @@ def test_profile_and_etdump_on_every_target(mlp_int8, target, tmp_path):
     assert sum(r["macs"] for r in prof.instructions) == macs
     assert all(r["time"] >= 0 for r in prof.instructions) and prof.overhead >= 0
     assert prof.execute == pytest.approx(sum(r["time"] for r in prof.instructions) + prof.overhead, abs=prof.execute * 0.2 + 2)
-    linear = next(op for op in prof.operators if op["operator"] == "mpy_et_quant::linear.out")
+    linear = next(op for op in prof.operators if op["operator"] == "mpy_et_quant::linear_packed.out")
     assert (
         linear["calls"] == 3
         and linear["time"] > 0
@@ -143,7 +143,7 @@ def test_cli_profile_prints_tables_and_writes_chart_and_etdump(mlp_int8, tmp_pat
         assert main(args + ["--plot", str(png)]) == 0
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     out = capsys.readouterr().out
-    assert "inputs: random (seed 0)" in out and "mpy_et_quant::linear.out" in out and "(dispatch loop and tracer)" in out, out
+    assert "inputs: random (seed 0)" in out and "mpy_et_quant::linear_packed.out" in out and "(dispatch loop and tracer)" in out, out
     assert "allocated by a traced execute(): 0 B (heap locked)" in out, out
     events = _inspector_events(etdp.read_bytes(), tmp_path)
     assert [e.name for e in events][-1] == "Method::execute" and all(len(e.perf_data.raw) == 2 for e in events)
@@ -153,7 +153,7 @@ def test_cli_profile_prints_tables_and_writes_chart_and_etdump(mlp_int8, tmp_pat
     assert main(["profile", str(path), "--target", "cpython", "--runs", "1", "--json", "--top", "2"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["unit"] == "us" and info["runs"] == 1 and len(info["instructions"]) == 5, info
-    assert {op["operator"] for op in info["operators"]} >= {"mpy_et_quant::linear.out"}
+    assert {op["operator"] for op in info["operators"]} >= {"mpy_et_quant::linear_packed.out"}
 
 
 def test_cli_profile_bad_input_is_one_line(tmp_path, capsys, mlp_int8):
@@ -208,3 +208,13 @@ def test_etrecord_maps_inspector_events_to_modules(tmp_path, capsys):
     assert "features.0.0" in modules, first.module_hierarchy  # the first Conv2d of the user's model
     assert any("kws.py" in (t or "") for t in first.stack_traces.values()), first.stack_traces
     assert all(e.debug_handles for e in events if e.name != "Method::execute"), [(e.name, e.debug_handles) for e in events]
+
+
+def test_instruction_macs_of_packed_int8_convolutions_equal_the_graphs():
+    """int8 conv / linear weights are packed with padded rows (host_tools/quantize/pack.py):
+    the MACs per instruction still count the real terms, as count_macs does on the model."""
+    from host_tools.analysis.macs import instruction_macs
+
+    model, inputs = build("lenet5")
+    pte = export(model, tuple(inputs), quantize="int8", calibration=[tuple(inputs)])
+    assert sum(instruction_macs(pte).values()) == count_macs(model, tuple(inputs))

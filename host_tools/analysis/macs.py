@@ -55,9 +55,9 @@ _PROGRAM_PRODUCTS = {
     "aten::mm.out": (0, "k"),
     "aten::bmm.out": (0, "k"),
     "aten::addmm.out": (1, "k"),
-    "mpy_et_quant::conv2d.out": (1, "weight"),
-    "mpy_et_quant::conv1d.out": (1, "weight"),
-    "mpy_et_quant::linear.out": (1, "k"),
+    "mpy_et_quant::conv2d_packed.out": (0, "packed conv"),
+    "mpy_et_quant::conv1d_packed.out": (0, "packed conv"),
+    "mpy_et_quant::linear_packed.out": (0, "k"),
     "mpy_et_quant::bmm.out": (0, "k"),
 }
 
@@ -88,6 +88,15 @@ def instruction_macs(data, method="forward"):
         s, k = r.vector(pos, S.TENSOR_SIZES, 4, "sizes")
         return list(r.ints(s, k, "i"))
 
+    def integer(i):
+        pos = r.subtable(r.table_at(values, i, "values"), S.EVALUE_VAL, "values")
+        return r.scalar(pos, S.INT_INT_VAL, FlatReader.i64, 0, "int")
+
+    def int_list(i):
+        pos = r.subtable(r.table_at(values, i, "values"), S.EVALUE_VAL, "values")
+        s, k = r.vector(pos, S.INT_LIST_ITEMS, 8, "items")
+        return [integer(r.i64(s + 8 * j, "item")) for j in range(k)]
+
     ops = operator_names(r, plan, "method")
     out = {}
     s, n_chains = r.vector(plan, S.EXECUTION_PLAN_CHAINS, 4, "chains")
@@ -105,6 +114,9 @@ def instruction_macs(data, method="forward"):
         sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, "args")
         args = r.ints(sa, na, "i")
         operand = sizes(args[rule[0]])
-        terms = _numel(operand[1:]) if rule[1] == "weight" else operand[-1]
+        if rule[1] == "packed conv":  # weight rows are padded: (C / groups) x kernel taps, from the arguments
+            terms = operand[1] // integer(args[7]) * _numel(int_list(args[3]))
+        else:
+            terms = _numel(operand[1:]) if rule[1] == "weight" else operand[-1]
         out[i] = _numel(sizes(args[-1])) * terms
     return out
