@@ -9,12 +9,19 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
+from mpy_et.port import const
 from portable_kernels.util import scratch
+
+# Pixels of the output rows computed per call (a band): the int32 dots and the
+# zero patch sums the requantization reads are two rows of this many words,
+# not of a whole plane (mobilenet_v1_025's 48 x 48 planes: 2 x 9 KB).
+_BAND_PIXELS = const(1024)
 
 
 def prepare(x, weight, channels, geom, tail, out):
     """3x3, dilation 1, on Arm: each channel plane is copied unsigned into a
-    padded buffer, q_dw_thumb.dw3x3 computes every window's dot product with
+    padded buffer, q_dw_thumb.dw3x3 computes the window dot products of a
+    band of output rows with
     the channel's 9 signed taps (taken from the packed row into a 9-word
     scratch per channel), q_requant_thumb.rows requantizes. Same integers as
     the other steps: sum(xb * w) = sum(xb * wb) - 128 * sum(xb) (the table's
@@ -24,11 +31,12 @@ def prepare(x, weight, channels, geom, tail, out):
 
     n, ch, _, _, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     wp, hp = w + 2 * pw, h + 2 * ph
-    ctl = array("i", [wp, sw, ow, oh, sh * wp, 0, 0, 0, 0])
-    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, weight.sizes[1]])
-    # requantized by q_requant_thumb.rows as one channel of oh * ow pixels whose patch sums are 0
-    rqctl = make_ctl(1, oh * ow, oh * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
-    zeros = scratch.rows("zero", oh * ow)  # never written
+    band = max(1, min(oh, _BAND_PIXELS // ow))  # output rows per band
+    ctl = array("i", [wp, sw, ow, band, sh * wp, 0, 0, 0, 0, 0])
+    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, weight.sizes[1], band])
+    # requantized by q_requant_thumb.rows as one channel of a band's pixels whose patch sums are 0
+    rqctl = make_ctl(1, band * ow, band * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
+    zeros = scratch.rows("zero", band * ow)  # never written
     pctl = array("i", [0, w, h, pw, ph * wp, (hp - h - ph) * wp, tail[0], 0])  # q_dw_thumb.pad_plane's
     ctx = (
         x.buf,
@@ -37,7 +45,7 @@ def prepare(x, weight, channels, geom, tail, out):
         scratch.rows("taps", 9),
         g,
         scratch.rows("col", wp * hp),
-        scratch.rows("acc", oh * ow),
+        scratch.rows("acc", band * ow),
         ctl,
         dw3x3,
         rows,
@@ -63,7 +71,12 @@ def _dw_planes(xobj, wobj, oobj, tapobj, gobj, padobj, dobj, ctlobj, kern, rq, r
     n = g[2]
     ch = g[3]
     kp = g[24]
-    npx = g[16] * g[17]
+    band = g[25]
+    oh = g[16]
+    ow = g[17]
+    sy = g[10] * g[22]  # stride y * padded width
+    ctl = ptr32(ctlobj)  # noqa: F821
+    npx = oh * ow
     hw = g[6] * g[7]
     for plane in range(n * ch):
         c = plane % ch
@@ -71,11 +84,20 @@ def _dw_planes(xobj, wobj, oobj, tapobj, gobj, padobj, dobj, ctlobj, kern, rq, r
         padfn(xobj, padobj, pctlobj)
         for t in range(9):  # the channel's signed taps (ctl[5] = 0: dw3x3 reads them from the start)
             taps[t] = int(wt[c * kp + t]) - 128
-        kern(padobj, tapobj, dobj, ctlobj)
         rc = ptr32(rqobj)  # noqa: F821
-        rc[3] = g[1] + plane * npx
-        rc[5] = int(ptr8(pobj)) + c * 16  # noqa: F821 (the channel's table entry)
-        rq(dobj, zobj, oobj, rqobj)
+        r = 0
+        while r < oh:  # a band of output rows at a time: the dots of a band, then its requantization
+            rows = band
+            if rows > oh - r:
+                rows = oh - r
+            ctl[3] = rows
+            ctl[9] = r * sy
+            kern(padobj, tapobj, dobj, ctlobj)
+            rc[1] = rows * ow
+            rc[3] = g[1] + plane * npx + r * ow
+            rc[5] = int(ptr8(pobj)) + c * 16  # noqa: F821 (the channel's table entry: rows() walks it)
+            rq(dobj, zobj, oobj, rqobj)
+            r += band
 
 
 noalloc.mark(_step_thumb)

@@ -5,8 +5,9 @@
 dw3x3(plane, weights, d, ctl): plane = one channel's input, unsigned
 (x + 128) and already padded (row width W); weights = int32, 9 signed taps
 per channel; d = int32 out, one dot product per output pixel, row-major;
-ctl = int32 [W, stride x, out width, out height, stride y * W, byte offset
-of the channel's taps, scratch x3]. d[p] = sum(plane[window] * w): the
+ctl = int32 [W, stride x, out width, output rows, stride y * W, byte offset
+of the channel's taps, scratch x3, byte offset in plane of the first output
+row's windows]: a band of output rows per call. d[p] = sum(plane[window] * w): the
 caller folds 128 * sum(w) into its per-channel constant. |d| <= 9*255*128.
 Writes only d and ctl's scratch; returns 0 (a small int: nothing allocates).
 
@@ -23,6 +24,8 @@ import micropython
 def dw3x3(r0, r1, r2, r3):
     ldr(r4, [r3, 20])
     add(r1, r1, r4)  # this channel's 9 taps
+    ldr(r4, [r3, 36])
+    add(r0, r0, r4)  # the first output row's windows
     str(r0, [r3, 32])  # top-left of the current output row's first window
     ldr(r4, [r3, 12])
     str(r4, [r3, 28])  # rows left
