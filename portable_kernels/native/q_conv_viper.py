@@ -28,8 +28,14 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
+from mpy_et.port import const
 from portable_kernels.util import scratch
 from portable_kernels.util.emitters import HAS_THUMB
+
+# On Arm, the most int32 dots (pixels x output channels) a row pass keeps
+# (a 1-D convolution's row is the whole sequence: 128 pixels x 16 channels
+# would be 8 KB).
+_ACC_WORDS = const(512)
 
 
 def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
@@ -71,6 +77,12 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
 
         gx = q_gather_thumb.prepare(geom, tail[0], kn, kp)
     g.append(1 if gx is not None else 0)  # g[25]: gather with q_gather_thumb
+    # g[26]: output channels per dots / requantization pass on Arm (even, or all of them):
+    # the int32 dots of a row are at most _ACC_WORDS words, not ow * opg
+    cn = opg
+    if rq is not None and ow * opg > _ACC_WORDS:
+        cn = max(2, (_ACC_WORDS // ow) & ~1)
+    g.append(cn)
     vf = None  # the viper gather and requantization, imported only where a step uses them
     if gx is None or rq is None:
         from portable_kernels.native import q_conv_rows_viper
@@ -84,7 +96,7 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
         scratch.rows("col", ow * kp),
         scratch.rows("sx", ow),
         wt,
-        scratch.rows("acc", ow * opg),
+        scratch.rows("acc", ow * cn),
         ctl,
         dots,
         rq,
@@ -120,27 +132,40 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
     opg = g[4]
     kp = g[23]
     oh = g[16]
+    cn = g[26]
+    plane = oh * ow
+    table = int(ptr8(pobj))  # noqa: F821 (the channel table: 16 bytes per channel)
     for b in range(n):
         for gi in range(groups):
             ctl[3] = gi * opg * kp
-            if thumb_rq:
-                rc = ptr32(rqobj)  # noqa: F821
-                rc[5] = int(ptr8(pobj)) + gi * opg * 16  # noqa: F821 (the group's channel table entries)
             for oy in range(oh):
                 if thumb_gather:
                     gth(xobj, gobj, colobj, sxobj, b * groups + gi, oy, gx)
                 else:
                     vgather(xobj, colobj, 0, gobj, sxobj, colobj, b * groups + gi, oy)
-                if thumb_rq:
-                    dots(colobj, wtobj, accobj, ctlobj)
-                else:
+                if not thumb_rq:
                     dots(colobj, wtobj, 0, accobj, ctlobj)
-                if thumb_rq:
-                    rc = ptr32(rqobj)  # noqa: F821
-                    rc[3] = g[1] + ((b * groups + gi) * opg * oh + oy) * ow
-                    rq(accobj, sxobj, oobj, rqobj)
-                else:
                     vrequant(0, 0, 0, pobj, gobj, accobj, sxobj, oobj, b, gi, oy)
+                    continue
+                # Arm: the row's output channels cn at a time (pairs stay whole: cn is even or all)
+                rc = ptr32(rqobj)  # noqa: F821
+                j = 0
+                while j < opg:
+                    c = cn
+                    if c > opg - j:
+                        c = opg - j
+                    oc = gi * opg + j
+                    ctl[2] = c
+                    ctl[3] = oc * kp
+                    ctl[9] = c >> 1
+                    ctl[10] = c & 1
+                    dots(colobj, wtobj, accobj, ctlobj)
+                    rc[0] = 4 * c
+                    rc[4] = c
+                    rc[5] = table + oc * 16
+                    rc[3] = g[1] + (b * groups * opg + oc) * plane + oy * ow
+                    rq(accobj, sxobj, oobj, rqobj)
+                    j += c
 
 
 noalloc.mark(_step)

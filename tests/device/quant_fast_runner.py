@@ -89,6 +89,9 @@ LAYERS = [
     ("conv 3x3 16 -> 16 (resnet)", (1, 16, 8, 8), (16, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
     ("conv 5x5 grouped 2", (2, 6, 11, 11), (10, 3, 5, 5), (1, 1), (2, 2), (1, 1), 2),
     ("linear 100 -> 37, 3 rows", (3, 100), (37, 100), None, None, None, None),
+    # a row of more than 512 dots: on Arm, output channels in passes (2 at a time here, the odd last alone)
+    ("conv 1x3 130 wide, 21 channels", (1, 4, 1, 130), (21, 4, 1, 3), (1, 1), (0, 1), (1, 1), 1),
+    ("conv 1x3 grouped 2, 130 wide", (1, 4, 1, 130), (10, 2, 1, 3), (1, 1), (0, 1), (1, 1), 2),
     ("conv 3x3 8 -> 1 (decoder)", (1, 8, 9, 7), (1, 8, 3, 3), (1, 1), (1, 1), (1, 1), 1),
     ("conv 3x3 s2 4 -> 4 grouped 2", (2, 4, 9, 8), (4, 2, 3, 3), (2, 2), (1, 1), (1, 1), 2),
     ("conv 3x3 s2 1 -> 8 (first layer)", (1, 1, 11, 10), (8, 1, 3, 3), (2, 2), (1, 1), (1, 1), 1),
