@@ -15,7 +15,7 @@ from portable_kernels.util import scratch
 # Pixels of the output rows computed per call (a band): the int32 dots and the
 # zero patch sums the requantization reads are two rows of this many words,
 # not of a whole plane (mobilenet_v1_025's 48 x 48 planes: 2 x 9 KB).
-_BAND_PIXELS = const(1024)
+_BAND_PIXELS = const(512)
 
 
 def prepare(x, weight, channels, geom, tail, out):

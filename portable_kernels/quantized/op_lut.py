@@ -4,7 +4,7 @@ Any elementwise function of one int8 tensor (sigmoid, tanh, gelu, hardswish,
 silu, elu, ...): the host evaluates PyTorch's dequantize -> op -> quantize on
 all 256 input values (host_tools/quant_ref.lut_table), so the device result
 is that of the PT2E reference graph. The step does not allocate (viper:
-native/q_mul_lut_viper.py).
+native/q_lut_viper.py).
 """
 
 from mpy_et import noalloc
@@ -24,9 +24,9 @@ def lut_out(x, table, out):
     if out.numel == 0:
         return None
     if q_requant.use_viper:
-        from portable_kernels.native import q_mul_lut_viper
+        from portable_kernels.native import q_lut_viper
 
-        return q_mul_lut_viper.prepare_lut(x, table, out)
+        return q_lut_viper.prepare_lut(x, table, out)
     return _lut, (x.data, table.data, out.data, out.numel)
 
 

@@ -1,6 +1,6 @@
 """mpy_et_quant::mul.out: int8 * int8 (same shapes), requantized:
     out = clamp(zo + requant((a - za) * (b - zb)), out_min, out_max).
-Does not allocate in the step (viper: native/q_mul_lut_viper.py)."""
+Does not allocate in the step (viper: native/q_mul_viper.py)."""
 
 from mpy_et import noalloc
 from portable_kernels.quantized import requant as q_requant
@@ -22,9 +22,9 @@ def mul_out(a, b, a_zp, b_zp, multiplier, shift, limit, out_zp, out_min, out_max
     if out.numel == 0:
         return None
     if q_requant.use_viper:
-        from portable_kernels.native import q_mul_lut_viper
+        from portable_kernels.native import q_mul_viper
 
-        return q_mul_lut_viper.prepare_mul(a, b, out, za, zb, multiplier, shift, limit, zo, lo, hi)
+        return q_mul_viper.prepare_mul(a, b, out, za, zb, multiplier, shift, limit, zo, lo, hi)
     return _mul, (a.data, b.data, out.data, out.numel, za, zb, multiplier, shift, limit, zo, lo, hi)
 
 

@@ -82,7 +82,7 @@ LAYERS = [
     ("conv 3x3 s2 (first layer)", (1, 3, 20, 18), (8, 3, 3, 3), (2, 2), (1, 1), (1, 1), 1),
     ("depthwise 3x3", (1, 16, 12, 10), (16, 1, 3, 3), (1, 1), (1, 1), (1, 1), 16),
     ("depthwise 3x3 s2", (1, 8, 13, 11), (8, 1, 3, 3), (2, 2), (1, 1), (1, 1), 8),
-    # planes of more than 1024 output pixels: the Arm step works in bands of rows
+    # planes of more than 512 output pixels: the Arm step works in bands of rows
     ("depthwise 3x3 bands", (1, 2, 40, 36), (2, 1, 3, 3), (1, 1), (1, 1), (1, 1), 2),
     ("depthwise 3x3 s2 bands", (1, 2, 100, 50), (2, 1, 3, 3), (2, 2), (1, 1), (1, 1), 2),
     ("pointwise 16 -> 33", (1, 16, 7, 9), (33, 16, 1, 1), (1, 1), (0, 0), (1, 1), 1),

@@ -1,12 +1,12 @@
-"""Viper steps of mpy_et_quant::mul and ::lut (quantized/op_mul.py, quantized/op_lut.py),
-bit-identical with their pure-Python steps. Imported only where the port has
-a native emitter (q_requant.use_viper). Bytes load unsigned: (v ^ 0x80) - 128
-is the signed value. mul's product is at most 255 * 255 and the
-requantization is q_requant.requant's, evaluated the same way, so every
-intermediate fits a 32-bit word. Parameters sit in an int32 array as
-non-negative values (ptr32 loads zero-extend on 64-bit ports). Neither step
-allocates: recurrent cells run dozens of these on 32-element tensors, so the
-per-element work is machine code.
+"""Viper step of mpy_et_quant::mul (quantized/op_mul.py), bit-identical with
+its pure-Python step. Imported only where the port has a native emitter
+(q_requant.use_viper). Bytes load unsigned: (v ^ 0x80) - 128 is the signed
+value. The product is at most 255 * 255 and the requantization is
+q_requant.requant's, evaluated the same way, so every intermediate fits a
+32-bit word. Parameters sit in an int32 array as non-negative values (ptr32
+loads zero-extend on 64-bit ports). Does not allocate: recurrent cells run
+dozens of these on 32-element tensors, so the per-element work is machine
+code.
 """
 
 from array import array
@@ -66,27 +66,4 @@ def _mul(a: ptr8, b: ptr8, o: ptr8, p: ptr32):  # noqa: F821 (viper types)
         oi += 1
 
 
-def prepare_lut(x, table, out):
-    p = array("i", [out.numel, x.offset, table.offset, out.offset])
-    return _lut_step, (x.buf, table.buf, out.buf, p)
-
-
-def _lut_step(ctx):
-    _lut(ctx[0], ctx[1], ctx[2], ctx[3])
-
-
-@micropython.viper
-def _lut(x: ptr8, t: ptr8, o: ptr8, p: ptr32):  # noqa: F821 (viper types)
-    n = int(p[0])
-    xi = int(p[1])
-    tb = int(p[2])
-    oi = int(p[3])
-    end = oi + n
-    while oi < end:
-        o[oi] = t[tb + (x[xi] ^ 0x80)]  # table index = signed value + 128
-        xi += 1
-        oi += 1
-
-
 noalloc.mark(_mul_step)
-noalloc.mark(_lut_step)
