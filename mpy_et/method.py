@@ -40,6 +40,7 @@ class Method:
         self._stream = _stream_plan() if program.file is not None else None
         self.stream_scratch_bytes = 0
         self._making = -1  # the value index _tensor is making (streamed constants)
+        self._state = None  # mpy_et.state.State: mutable buffers, if any
         values = self._values(r, plan, w)
         self._inputs = self._io(r, plan, S.EXECUTION_PLAN_INPUTS, values, w + " inputs")
         self._outputs = self._io(r, plan, S.EXECUTION_PLAN_OUTPUTS, values, w + " outputs")
@@ -195,9 +196,7 @@ class Method:
         t = Tensor(dtype, sizes)
         idx = r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, what)
         alloc = r.subtable(pos, S.TENSOR_ALLOCATION_INFO, what)
-        if idx and alloc:
-            raise MpyEtError(NOT_SUPPORTED, "%s: mutable tensor with an initial value (mutable buffer) is not supported" % what)
-        if idx:
+        if idx and not alloc:
             off = self.program.constant(idx, t.nbytes, what)
             if self._stream is None:
                 t.bind(self.program.buf, off)
@@ -226,7 +225,21 @@ class Method:
             else:
                 t.bind(self.buffers[mem - 1], off)
                 self._views[key] = (t.numel, t.data)
+            if idx:  # a mutable buffer with an initial value (module state)
+                entry = r.scalar(extra, S.EXTRA_TENSOR_INFO_MUTABLE_DATA_SEGMENTS_IDX, FlatReader.u64, 0, what) if extra else 0
+                src = self.program.initial_value(entry, idx, t.nbytes, what)
+                if self.program.file is None:
+                    src = memoryview(self.program.buf)[src : src + t.nbytes]
+                self._add_state(t, src)
         return t
+
+    def _add_state(self, t, source):
+        """t keeps its value across execute() calls; set it to source (None: zeros)."""
+        if self._state is None:
+            from mpy_et.state import State  # only methods with state pay for the module
+
+            self._state = State(self.program.file)
+        self._state.add(t, source)
 
     def _io(self, r, plan, slot, values, what):
         s, k = r.vector(plan, slot, 4, what)
@@ -322,6 +335,8 @@ class Method:
                 except (TypeError, ValueError, IndexError) as e:
                     raise _misfit(i, name, e)
                 _check_storage(i, name, vals)
+                if name == _COPY_BACK and _planned_in(vals[0], self.buffers):
+                    self._add_state(vals[0], None)  # ExecuTorch's buffer write-back: state (no-op if it has an initial value)
                 for a in args:
                     if last[a] == i + 1:
                         values[a] = None
@@ -398,6 +413,19 @@ class Method:
     def _check_index(self, i, items, kind):
         if not 0 <= i < len(items):
             raise MpyEtError(INVALID_ARGUMENT, "%s has %d %ss; %s %d does not exist" % (self.name, len(items), kind, kind, i))
+
+    def reset_state(self):
+        """Set every mutable buffer (module state that forward updates in
+        place) back to its value in the program (zeros when the program
+        gives none), as when the method was loaded. Nothing is allocated
+        (unless the program is streamed): it may run with the heap locked."""
+        if self._state is not None:
+            self._state.reset()
+
+    @property
+    def state_bytes(self):
+        """Bytes of state (mutable buffers) the method keeps across calls."""
+        return 0 if self._state is None else self._state.nbytes()
 
     def step_ops(self):
         """(instruction index, operator name) of every step, in execution order.
@@ -557,6 +585,17 @@ def _misfit(i, name, e):
     return MpyEtError(INVALID_PROGRAM, "instruction %d (%s): arguments do not fit the kernel: %s: %s" % (i, name, type(e).__name__, e))
 
 
+_COPY_BACK = "aten::copy_"
+
+
+def _planned_in(t, buffers):
+    """True if tensor t lies in one of the planned buffers."""
+    for b in buffers:
+        if t.buf is b:
+            return True
+    return False
+
+
 def _check_storage(i, name, args):
     k = len(args)
     while k:  # not `for`: keeps this frame small enough for the C stack (no heap)
@@ -578,10 +617,11 @@ def _kernel_arg_count(args, values):
     ExecuTorch appends to a kernel call's arguments.
 
     An out variant's return values are its out tensors, passed a second time:
-    the same value index, or a TensorList of the outs when there are several.
+    the same value index, or a TensorList of the outs when there are several;
+    an in-place op (aten::copy_) returns self, its first argument.
     """
     n = len(args)
-    if n >= 2 and args[-1] == args[-2]:
+    if n >= 2 and (args[-1] == args[-2] or args[-1] == args[0]):  # out variant, or in place (copy_): self
         return n - 1
     if n and isinstance(values[args[-1]], list):
         return _list_return(args, values, n)

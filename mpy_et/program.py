@@ -183,6 +183,29 @@ class Program:
             )
         return self.constant_base + off
 
+    def initial_value(self, entry, index, nbytes, what):
+        """Offset (in self.buf, or in the file of a streamed program) of the
+        initial value `index` of Program.mutable_data_segments[entry], checked."""
+        r = self.reader
+        start, n = r.vector(self.root, S.PROGRAM_MUTABLE_DATA_SEGMENTS, 4, "Program.mutable_data_segments")
+        if entry >= n:
+            raise MpyEtError(INVALID_PROGRAM, "%s: mutable_data_segments entry %d out of range (%d entries)" % (what, entry, n))
+        sub = r.table_at(start, entry, "mutable_data_segments[%d]" % entry)
+        seg = r.scalar(sub, S.SUBSEGMENT_OFFSETS_SEGMENT_INDEX, FlatReader.u32, 0, what)
+        if seg >= len(self.segments):
+            raise MpyEtError(INVALID_PROGRAM, "%s: mutable data segment_index %d out of range (%d segments)" % (what, seg, len(self.segments)))
+        s_off, k = r.vector(sub, S.SUBSEGMENT_OFFSETS_OFFSETS, 8, what)
+        if index >= k:
+            raise MpyEtError(INVALID_PROGRAM, "%s: data_buffer_idx %d out of range (%d initial values)" % (what, index, k))
+        base, size = self.segments[seg]
+        off = r.u64(s_off + 8 * index, what)
+        if off + nbytes > size:
+            raise MpyEtError(
+                INVALID_PROGRAM,
+                "%s: initial value %d at offset %d + %d bytes runs past its segment (%d bytes)" % (what, index, off, nbytes, size),
+            )
+        return base + off
+
     def named_data(self, key):
         """The bytes ExecuTorch's named data stores under `key`, as a
         memoryview into the program (no copy), or None when it has no such
