@@ -193,7 +193,9 @@ class Program:
         sub = r.table_at(start, entry, "mutable_data_segments[%d]" % entry)
         seg = r.scalar(sub, S.SUBSEGMENT_OFFSETS_SEGMENT_INDEX, FlatReader.u32, 0, what)
         if seg >= len(self.segments):
-            raise MpyEtError(INVALID_PROGRAM, "%s: mutable data segment_index %d out of range (%d segments)" % (what, seg, len(self.segments)))
+            raise MpyEtError(
+                INVALID_PROGRAM, "%s: mutable data segment_index %d out of range (%d segments)" % (what, seg, len(self.segments))
+            )
         s_off, k = r.vector(sub, S.SUBSEGMENT_OFFSETS_OFFSETS, 8, what)
         if index >= k:
             raise MpyEtError(INVALID_PROGRAM, "%s: data_buffer_idx %d out of range (%d initial values)" % (what, index, k))

@@ -275,7 +275,9 @@ def copy_cases():
         Case("copy f32 src into i64", "aten::copy.out", [_long(2, 2), rnd(2, 2, scale=9.0), False, Out((2, 2), I64)]),
         # in place (a mutable buffer's write-back): self is the out
         Case("copy_ f32", "aten::copy_", [Out((2, 3)), rnd(2, 3, seed=9), False], noalloc=True, reference=_copy_),
-        Case("copy_ i8 broadcast", "aten::copy_", [Out((3, 4), torch.int8), rnd(4, dtype=torch.int8), False], noalloc=True, reference=_copy_),
+        Case(
+            "copy_ i8 broadcast", "aten::copy_", [Out((3, 4), torch.int8), rnd(4, dtype=torch.int8), False], noalloc=True, reference=_copy_
+        ),
         Case("copy_ i32 src into f32", "aten::copy_", [Out((2, 3)), rnd(2, 3, dtype=I32), False], reference=_copy_),
     ]
     return c
