@@ -118,16 +118,7 @@ def run(
     if capture and not runs:
         raise ValueError("capture=True needs profile")
     files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload, runs, capture)
-    packages = None
-    registry = None
-    if target in BOARD_TARGETS:  # deployed as a selective build: the program's kernels and their registry only
-        from host_tools.deploy.build import registry_source
-        from host_tools.deploy.selective import device_modules, program_operators
-        from portable_kernels.registry import KERNELS
-
-        ops = [op for op in program_operators(files["model.pte"]) if op in KERNELS]
-        packages = device_modules(ops)
-        registry = registry_source(ops, KERNELS, None)  # no rebuild hint: nothing was flashed
+    packages, registry = board_build(files["model.pte"]) if target in BOARD_TARGETS else (None, None)
     try:
         stdout = run_code(
             target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy, registry=registry
@@ -164,6 +155,17 @@ def run(
         macs = instruction_macs(data, method)
         res.profile, res.etdump = from_trace(res.trace["runs"], res.trace["steps"], target, macs, method, layout)
     return res
+
+
+def board_build(pte):
+    """(packages, registry source) a board is deployed with for a program: a
+    selective build, the program's kernels and their registry only."""
+    from host_tools.deploy.build import registry_source
+    from host_tools.deploy.selective import device_modules, program_operators
+    from portable_kernels.registry import KERNELS
+
+    ops = [op for op in program_operators(pte) if op in KERNELS]
+    return device_modules(ops), registry_source(ops, KERNELS, None)  # no rebuild hint: nothing was flashed
 
 
 def quantized_inputs(pte, inputs):

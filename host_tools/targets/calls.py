@@ -1,0 +1,74 @@
+"""run_calls(): a sequence of method calls on one loaded program on a target.
+
+What a stateful program needs to be checked: the state (mutable buffers) a
+method keeps carries from one call to the next, and calls to other methods
+of the same program (e.g. `reset`) or Method.reset_state() change it.
+"""
+
+import json
+import os
+
+from host_tools.lowering.ir import SCALAR_TYPES, tensor_bytes
+from host_tools.targets import BOARD_TARGETS, TargetError, run_code
+from host_tools.targets.run import board_build, parse_results
+
+_SCRIPT = os.path.join(os.path.dirname(__file__), "device", "run_calls.py")
+RESET_STATE = "reset_state"
+
+
+def run_calls(pte, calls, target="cpython", *, timeout=600, heap_bytes=None, deploy="romfs"):
+    """Make `calls` in order on one loaded program on `target`.
+
+    Args:
+        pte: path of a .pte file, or its bytes.
+        calls: list of (method name, inputs): inputs a sequence of torch
+            tensors (execute the method on them) or the string "reset_state"
+            (call Method.reset_state()). Each method is loaded once, at its
+            first call.
+        target, timeout, heap_bytes, deploy: as host_tools.run.
+    Returns:
+        One host_tools.targets.run.RunResult per call: .outputs (none for
+        reset_state) and .stats: call, method, action, execute_us (the
+        execute() or reset_state()), execute_heap_bytes (bytes it allocated;
+        None on CPython), execute_heap_locked (every step allocation-free:
+        execute() ran with the heap locked), reset_heap_locked (reset_state()
+        ran under micropython.heap_lock() without allocating), and at a
+        method's first call load_us, arena_bytes, state_bytes. Emulated boards
+        also give execute_instructions (QEMU counts instructions).
+    Raises:
+        TargetError: the target failed; the message carries its traceback.
+        ValueError: a call that is not (name, inputs) or (name, "reset_state").
+    """
+    if isinstance(pte, (bytes, bytearray)):
+        files = {"model.pte": bytes(pte)}
+    else:
+        files = {"model.pte": os.fspath(pte)}
+    specs = []
+    for k, call in enumerate(calls):
+        if not (isinstance(call, (tuple, list)) and len(call) == 2 and isinstance(call[0], str)):
+            raise ValueError("call %d: expected (method name, inputs) or (method name, %r), got %r" % (k, RESET_STATE, call))
+        name, inputs = call
+        if isinstance(inputs, str):
+            if inputs != RESET_STATE:
+                raise ValueError("call %d: unknown action %r (only %r)" % (k, inputs, RESET_STATE))
+            specs.append({"method": name, "action": RESET_STATE, "inputs": []})
+            continue
+        tensors = []
+        for i, t in enumerate(inputs):
+            t = t.detach().contiguous()
+            fname = "call%d_input%d.bin" % (k, i)
+            files[fname] = tensor_bytes(t)
+            tensors.append({"file": fname, "dtype": SCALAR_TYPES[t.dtype], "sizes": list(t.shape)})
+        specs.append({"method": name, "action": "execute", "inputs": tensors})
+    files["job.json"] = json.dumps({"pte": "model.pte", "calls": specs}).encode()
+    with open(_SCRIPT) as f:
+        script = f.read()
+    packages, registry = board_build(files["model.pte"]) if target in BOARD_TARGETS else (None, None)
+    stdout = run_code(target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy, registry=registry)
+    results = parse_results(stdout, target)
+    if len(results) != len(calls):
+        raise TargetError("%s: %d call results for %d calls:\n%s" % (target, len(results), len(calls), stdout[-2000:]))
+    if target in BOARD_TARGETS:  # QEMU -icount shift=0: 1 us of board time = 1000 instructions
+        for r in results:
+            r.stats["execute_instructions"] = r.stats["execute_us"] * 1000
+    return results
