@@ -16,12 +16,21 @@ def supported_ops():
     return set(KERNELS)
 
 
-def capture(model, example_inputs):
-    """torch.export + core ATen decompositions."""
+def capture(model, example_inputs, method=None):
+    """torch.export + core ATen decompositions; `method`: the name of another
+    method of the model to capture instead of forward (ExecuTorch's patch_forward)."""
     if isinstance(model, torch.nn.Module):
         model = model.eval()
-    ep = torch.export.export(model, tuple(example_inputs))
-    return ep.run_decompositions()
+    if method is None:
+        return torch.export.export(model, tuple(example_inputs)).run_decompositions()
+    fn = getattr(type(model), method, None)
+    if not callable(fn):
+        raise ValueError("methods: the model (%s) has no method %r" % (type(model).__name__, method))
+    model.forward = fn.__get__(model)  # torch.export captures forward
+    try:
+        return torch.export.export(model, tuple(example_inputs)).run_decompositions()
+    finally:
+        del model.forward
 
 
 def export(
@@ -39,8 +48,14 @@ def export(
     calibration=None,
     report=None,
     quantized_io=False,
+    methods=None,
 ):
     """Export a model to an ExecuTorch-compatible .pte.
+
+    Buffers the model updates in place (`self.state.copy_(new)`,
+    `self.count += 1`) become state: planned memory that keeps its value
+    across execute() calls, starting from the buffer's value at export
+    (Method.reset_state() goes back to it).
 
     Args:
         model: a torch.nn.Module (put in eval mode) whose forward takes tensors.
@@ -75,6 +90,13 @@ def export(
             zero points are stored in the program (named data
             host_tools.quantize.io.NAMED_DATA_KEY: `mpy-et inspect` shows them,
             host_tools.run quantizes float inputs for it).
+        methods: {name: example inputs} of further methods of the model to
+            export into the same program (e.g. {"reset": ()}), each captured
+            as ExecuTorch's patch_forward does. They share constants, and
+            buffers any of them updates are one state, at the same place in
+            every method (a memory id of its own, after pin's; the device
+            shares a program's arenas among its methods). Not with quantize;
+            report then describes method_name only.
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -101,16 +123,35 @@ def export(
                 named[io.NAMED_DATA_KEY] = data
     else:
         ep = capture(model, example_inputs)
-        if fold_batch_norm:
-            fold_bn(ep)
-    max_pool_without_indices(ep, supported)
-    ir = lower_fn(ep, supported)
+    if methods and quantize is not None:
+        raise ValueError("methods= (several methods in one program) is not supported with quantize")
+    eps = {method_name: ep}
+    for name, inputs in (methods or {}).items():
+        if name in eps:
+            raise ValueError("methods: %r is already the program's method_name" % name)
+        eps[name] = capture(model, inputs, name)
+    shared = set()
+    for e in eps.values():
+        shared.update(e.graph_signature.buffers_to_mutate.values())
+    irs = []
+    for name, e in eps.items():
+        if fold_batch_norm and quantize is None:
+            fold_bn(e)
+        max_pool_without_indices(e, supported)
+        irs.append((name, lower_fn(e, supported, shared) if len(eps) > 1 else lower_fn(e, supported)))
+    ir = irs[0][1]
     if report is not None:  # for the numeric debugger (host_tools/devtools/debug.py)
         report["graph"] = ep
         report["instruction_nodes"] = [_node_names(ir, ins) for ins in ir.instructions]
-    memory_plan.plan(ir, alignment, preserve_inputs, pin)
-    data = serialize(ir, method_name, alignment, segment_alignment, named)
-    _check_loads(data, ir, method_name)
+    state = None
+    if len(irs) > 1 and any(m.state for _, m in irs):
+        layout, size = memory_plan.shared_state_layout([m for _, m in irs], alignment)
+        state = (1 + max([1] + [v for v in (pin or {}).values() if isinstance(v, int)]), layout, size)
+    for _, m in irs:
+        memory_plan.plan(m, alignment, preserve_inputs, pin, shared_state=state)
+    data = serialize(irs if len(irs) > 1 else ir, method_name, alignment, segment_alignment, named)
+    for name, m in irs:
+        _check_loads(data, m, name)
     if path is not None:
         with open(path, "wb") as f:
             f.write(data)

@@ -14,6 +14,7 @@ from mpy_et.port import collect_often, restore_collection
 _HEADER_OFFSET = 8
 _HEADER_MAGIC = b"eh00"
 _HEADER_MIN_LENGTH = 24
+_MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
 
 
 def _read_source(source):
@@ -96,6 +97,7 @@ class Program:
         plans, n = r.vector(root, S.PROGRAM_EXECUTION_PLAN, 4, "Program.execution_plan")
         self._plans = {}
         self._op_names = {}  # method name -> operator names, read once
+        self._arenas = None  # several methods: the planned buffers they share (_shared_buffers)
         for i in range(n):
             what = "execution_plan[%d]" % i
             plan = r.table_at(plans, i, what)
@@ -249,12 +251,16 @@ class Program:
         Args:
             name: method name, e.g. "forward".
             buffers: optional list of bytearrays, one per planned memory id
-                (1, 2, ...); allocated here when omitted.
+                (1, 2, ...); allocated here when omitted (a program of
+                several methods: once, shared by all its methods, see
+                _shared_buffers).
             registry: optional dict op name -> (module, function); defaults to
                 portable_kernels.registry.KERNELS.
         """
         if name not in self._plans:
             raise MpyEtError(NOT_FOUND, "no method %r in program; it has %s" % (name, self.method_names))
+        if buffers is None and len(self._plans) > 1:
+            buffers = self._shared_buffers()[: len(self._planned_sizes(name))]
         # Loading makes much garbage between the objects it keeps; collected
         # often, the kept ones pack together instead of leaving a heap of small
         # holes (the 224 KB board: int8 GRU failed to find 3,072 bytes with
@@ -273,7 +279,37 @@ class Program:
         finally:
             restore_collection(previous)
 
-    def _planned_total(self, name):
+    def _shared_buffers(self):
+        """The planned buffers every method of a program of several methods
+        uses (as ExecuTorch's Python runtime does): one per memory id, of the
+        largest size any method needs, allocated at the first load_method.
+        So the methods share state (mutable buffers placed alike in each,
+        as ExecuTorch's share_mutable_buffers does), and one method's
+        execute() overwrites another's intermediates and outputs."""
+        if self._arenas is None:
+            sizes = []
+            for name in self._plans:
+                for i, n in enumerate(self._planned_sizes(name)):
+                    if i == len(sizes):
+                        sizes.append(0)
+                    if n < 0 or n > _MAX_BUFFER:
+                        raise MpyEtError(
+                            INVALID_PROGRAM, "method %r: planned buffer for memory id %d has absurd size %d" % (name, i + 1, n)
+                        )
+                    sizes[i] = max(sizes[i], n)
+            try:
+                self._arenas = [bytearray(n) for n in sizes]
+            except MemoryError:
+                raise MpyEtError(
+                    MEMORY_ALLOCATION_FAILED,
+                    "cannot allocate the %d bytes of planned buffers the program's methods share (%s per memory id)" % (sum(sizes), sizes),
+                )
+        return self._arenas
+
+    def _planned_sizes(self, name):
         r = self.reader
         start, n = r.vector(self._plans[name], S.EXECUTION_PLAN_NON_CONST_BUFFER_SIZES, 8, "non_const_buffer_sizes")
-        return sum(r.i64(start + 8 * i, "non_const_buffer_sizes") for i in range(1, n))
+        return [r.i64(start + 8 * i, "non_const_buffer_sizes") for i in range(1, n)]
+
+    def _planned_total(self, name):
+        return sum(self._planned_sizes(name))

@@ -215,6 +215,9 @@ class Lowering:
         by_fqn = {self.ir.tensor(i).fqn: i for i in self.ir.state}
         for role in roles:
             out = role[1]
+            if out is None:  # a method returning None (e.g. a reset): a Null output, as ExecuTorch's emitter writes
+                self.ir.outputs.append(self.ir.scalar("Null"))
+                continue
             src = self._tensor_arg(self.env[out], out)
             if role[0] == "user":
                 self.ir.outputs.append(src)

@@ -95,7 +95,8 @@ def main(job):
             stats["execute_heap_locked"] = method.lock_heap
             stats["execute_us"], stats["execute_heap_bytes"] = measured(method.execute, method.lock_heap)
             for i in range(method.outputs_size()):
-                print_output(i, method.output(i))
+                if method.output(i) is not None:  # a method returning None has a Null output
+                    print_output(i, method.output(i))
         print("MPY_ET_RESULT " + json.dumps(stats))
 
 
