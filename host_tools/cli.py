@@ -36,6 +36,12 @@ def _existing(path, what):
 
 def load_model_file(path):
     """Run a model file; return (model, example_inputs) it defines."""
+    return load_model_namespace(path)[:2]
+
+
+def load_model_namespace(path):
+    """Run a model file; return (model, example_inputs, namespace): it may
+    also define `methods` (export's methods=) and `calls` (see run_calls)."""
     _existing(path, "model file")
     try:
         ns = runpy.run_path(path)
@@ -45,7 +51,7 @@ def load_model_file(path):
     if missing:
         raise CliError("%s must define %s (an nn.Module and a tuple of example tensors)" % (path, " and ".join(missing)))
     inputs = ns["example_inputs"]
-    return ns["model"], tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
+    return ns["model"], tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,), ns
 
 
 def reference_path(pte_path):
@@ -69,8 +75,9 @@ def cmd_export(args):
         except KeyError as e:
             raise CliError(e.args[0]) from e
         args.model = "zoo model %s" % args.zoo
+        ns = {}
     else:
-        model, inputs = load_model_file(args.model)
+        model, inputs, ns = load_model_namespace(args.model)
     quant = {}
     if getattr(args, "quantize", None):
         from host_tools.quantize.pt2e import cli_options
@@ -79,7 +86,20 @@ def cmd_export(args):
     elif args.quantized_io:
         raise CliError("--quantized-io needs --quantize int8")
     kw = dict(quant, report=quant.get("report", {}))  # the report also carries the graph, for --etrecord
+    if ns.get("methods"):
+        kw["methods"] = ns["methods"]
     data = _export(export, model, inputs, args.output, args.model, **kw)
+    if _keeps_state(data):  # `run` makes the calls in order, each against PyTorch
+        from host_tools.targets.calls import default_calls, reference_outputs
+
+        calls = ns.get("calls") or default_calls(inputs, ns.get("methods"))
+        torch.save({"calls": calls, "call_outputs": reference_outputs(model, calls)}, reference_path(args.output))
+        print(
+            "wrote %s (%d bytes): %d methods, %d calls recorded for `mpy-et run`"
+            % (args.output, len(data), len(kw.get("methods", {})) + 1, len(calls))
+        )
+        print(summary(data))
+        return
     with torch.no_grad():
         expected = model(*inputs)
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
@@ -110,6 +130,14 @@ def cmd_export(args):
 
         print("\n".join(report_lines(quant["report"])))
     print(summary(data))
+
+
+def _keeps_state(data):
+    """True for a program of several methods or with state (mutable buffers)."""
+    from mpy_et import Program
+
+    program = Program.load(data)
+    return len(program.method_names) > 1 or program.load_method(program.method_names[0]).state_bytes > 0
 
 
 def _export(export, model, inputs, path, source, **kw):
@@ -210,6 +238,8 @@ def cmd_run(args):
     elif os.path.exists(ref):
         try:
             saved = torch.load(ref)
+            if "calls" in saved:  # state or several methods: the recorded calls, in order
+                return _run_calls(args, saved)
             inputs, expected = saved["inputs"], saved["outputs"]
         except Exception as e:
             raise CliError("cannot read the reference %s (%s); export again or pass --model" % (ref, e)) from e
@@ -242,6 +272,20 @@ def cmd_run(args):
         print("max |int8 - fp32 PyTorch| = %.3g (quantization error, not checked)" % gap)
     ok = worst <= args.atol
     print("%s (tolerance %g)" % ("MATCH" if ok else "MISMATCH", args.atol))
+    return 0 if ok else 1
+
+
+def _run_calls(args, saved):
+    from host_tools.targets import TargetError
+    from host_tools.targets.calls import compare, run_calls
+
+    try:
+        results = run_calls(args.pte, saved["calls"], args.target)
+    except TargetError as e:
+        raise CliError(str(e)) from e
+    worst = compare(results, saved["call_outputs"])
+    ok = worst <= args.atol
+    print("%s over %d calls (tolerance %g)" % ("MATCH" if ok else "MISMATCH", len(results), args.atol))
     return 0 if ok else 1
 
 

@@ -72,3 +72,67 @@ def run_calls(pte, calls, target="cpython", *, timeout=600, heap_bytes=None, dep
         for r in results:
             r.stats["execute_instructions"] = r.stats["execute_us"] * 1000
     return results
+
+
+def default_calls(example_inputs, methods=None):
+    """Calls that show state at work: forward three times, each other method
+    once, forward, reset_state, forward."""
+    fwd = ("forward", tuple(example_inputs))
+    others = [(name, tuple(inputs)) for name, inputs in (methods or {}).items()]
+    return [fwd, fwd, fwd] + others + [fwd, ("forward", RESET_STATE), fwd]
+
+
+def reference_outputs(model, calls):
+    """PyTorch's outputs for each call (a list of tensors; [] for
+    reset_state), made on a copy of `model`, so its buffers stay as they are.
+    reset_state puts every buffer back to its value before the first call."""
+    import copy
+
+    import torch
+
+    model = copy.deepcopy(model)
+    initial = {name: b.detach().clone() for name, b in model.named_buffers()}
+    out = []
+    with torch.no_grad():
+        for name, inputs in calls:
+            if isinstance(inputs, str):
+                for b_name, b in model.named_buffers():
+                    b.copy_(initial[b_name])
+                out.append([])
+                continue
+            got = getattr(model, name)(*inputs)
+            got = [] if got is None else list(got) if isinstance(got, (tuple, list)) else [got]
+            out.append([t.detach().clone() for t in got])
+    return out
+
+
+def compare(results, expected):
+    """Print each call's outputs against PyTorch's; return the largest |difference|."""
+    worst = 0.0
+    for k, (res, want) in enumerate(zip(results, expected)):
+        s = res.stats
+        line = "call %d %s.%s" % (k, s["method"], s["action"])
+        if len(res.outputs) != len(want):
+            print("%s: %d outputs, PyTorch %d" % (line, len(res.outputs), len(want)))
+            return float("inf")
+        diffs = []
+        for got, w in zip(res.outputs, want):
+            if got.shape != w.shape or got.dtype != w.dtype:
+                print("%s: %s %s, PyTorch %s %s" % (line, got.dtype, list(got.shape), w.dtype, list(w.shape)))
+                return float("inf")
+            diffs.append((got.double() - w.double()).abs().max().item() if got.numel() else 0.0)
+        worst = max([worst] + diffs)
+        cost = s.get("execute_instructions")
+        cost = "%d instructions" % cost if cost is not None else "%d us" % s["execute_us"]
+        heap = s.get("execute_heap_bytes")
+        print(
+            "%s: max |mpy_et - PyTorch| = %s, %s, %s allocated%s"
+            % (
+                line,
+                "%.3g" % max(diffs) if diffs else "-",
+                cost,
+                "n/a" if heap is None else "%d B" % heap,
+                " (heap locked)" if s.get("execute_heap_locked") else "",
+            )
+        )
+    return worst
