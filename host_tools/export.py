@@ -114,7 +114,11 @@ def export(
         from host_tools.quantize.pt2e import capture_quantized
 
         report = {} if report is None else report
+        # Calibration runs forward, which updates the model's buffers in place: keep their values as they were
+        buffers = dict(model.named_buffers()) if isinstance(model, torch.nn.Module) else {}
+        before = {name: b.detach().clone() for name, b in buffers.items()}
         ep, lower_fn = capture_quantized(model, example_inputs, quantize, calibration, report, quantized_io)
+        _restore(buffers, before, ep)
         if quantized_io:
             from host_tools.quantize import io
 
@@ -156,6 +160,18 @@ def export(
         with open(path, "wb") as f:
             f.write(data)
     return data
+
+
+def _restore(buffers, before, ep):
+    """Put the model's buffers, and the exported program's copies of those
+    that state (mutable buffers) starts from, back to their values `before`."""
+    with torch.no_grad():
+        for name, b in buffers.items():
+            b.copy_(before[name])
+        for name in ep.graph_signature.buffers_to_mutate.values():
+            held = ep.state_dict.get(name, ep.constants.get(name))
+            if name in before and held is not None and held.shape == before[name].shape:
+                held.copy_(before[name])
 
 
 def _node_names(ir, ins):
