@@ -358,8 +358,8 @@ class Method:
         try:
             pos = r.subtable(r.table_at(self._values_start, i, _VALUE), S.EVALUE_VAL, _VALUE)
             idx = r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, _VALUE)
-            if not idx:
-                return
+            if not idx or r.subtable(pos, S.TENSOR_ALLOCATION_INFO, _VALUE):
+                return  # not a constant, or state (planned; its initial value is read at load)
             s, k = r.vector(pos, S.TENSOR_SIZES, 4, _VALUE)
             n = dtypes.itemsize(r.scalar(pos, S.TENSOR_SCALAR_TYPE, FlatReader.u8, 0, _VALUE))
             for d in r.ints(s, k, "i"):
