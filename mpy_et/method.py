@@ -234,12 +234,15 @@ class Method:
         return t
 
     def _add_state(self, t, source):
-        """t keeps its value across execute() calls; set it to source (None: zeros)."""
+        """t keeps its value across execute() calls; set it to source (None:
+        zeros), unless it lies in the planned buffers a program's methods
+        share and another method of the program set it already (loading a
+        method does not reset the state the others see)."""
         if self._state is None:
             from mpy_et.state import State  # only methods with state pay for the module
 
             self._state = State(self.program.file)
-        self._state.add(t, source)
+        self._state.add(t, source, self.program.claim_state(t))
 
     def _io(self, r, plan, slot, values, what):
         s, k = r.vector(plan, slot, 4, what)

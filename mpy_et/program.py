@@ -98,6 +98,7 @@ class Program:
         self._plans = {}
         self._op_names = {}  # method name -> operator names, read once
         self._arenas = None  # several methods: the planned buffers they share (_shared_buffers)
+        self._state_set = set()  # (buffer id, offset) of the state set in them (claim_state)
         for i in range(n):
             what = "execution_plan[%d]" % i
             plan = r.table_at(plans, i, what)
@@ -284,8 +285,10 @@ class Program:
         uses (as ExecuTorch's Python runtime does): one per memory id, of the
         largest size any method needs, allocated at the first load_method.
         So the methods share state (mutable buffers placed alike in each,
-        as ExecuTorch's share_mutable_buffers does), and one method's
-        execute() overwrites another's intermediates and outputs."""
+        as ExecuTorch's share_mutable_buffers does), set to its initial
+        values by the first method loaded that has it (ExecuTorch's runtime
+        sets it again at each method's load), and one method's execute()
+        overwrites another's intermediates and outputs."""
         if self._arenas is None:
             sizes = []
             for name in self._plans:
@@ -305,6 +308,18 @@ class Program:
                     "cannot allocate the %d bytes of planned buffers the program's methods share (%s per memory id)" % (sum(sizes), sizes),
                 )
         return self._arenas
+
+    def claim_state(self, t):
+        """True if state tensor t should be set to its initial value now: it
+        is not in the shared planned buffers, or no method set it there yet."""
+        arenas = self._arenas
+        if arenas is None or not any(t.buf is b for b in arenas):
+            return True
+        key = (id(t.buf), t.offset)
+        if key in self._state_set:
+            return False
+        self._state_set.add(key)
+        return True
 
     def _planned_sizes(self, name):
         r = self.reader

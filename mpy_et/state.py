@@ -21,14 +21,16 @@ class State:
         self.items = []
         self.file = file  # Program.file: the open .pte of a streamed program, else None
 
-    def add(self, t, source):
-        """Register tensor t (planned) with its initial value; once per place."""
+    def add(self, t, source, initialize=True):
+        """Register tensor t (planned) with its initial value, and set it to
+        that value when `initialize`; once per place."""
         for buf, off, _, _ in self.items:
             if buf is t.buf and off == t.offset:
                 return
         item = (t.buf, t.offset, t.buffer, source)
         self.items.append(item)
-        self._set(item)
+        if initialize:
+            self._set(item)
 
     def nbytes(self):
         n = 0
