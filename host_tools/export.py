@@ -2,6 +2,7 @@
 
 import torch
 
+from host_tools import custom_kernels
 from host_tools.lowering.fold_batch_norm import fold_batch_norm as fold_bn
 from host_tools.lowering.lower import UnsupportedOps, lower
 from host_tools.lowering.pool_pass import max_pool_without_indices
@@ -49,6 +50,7 @@ def export(
     report=None,
     quantized_io=False,
     methods=None,
+    kernels=None,
 ):
     """Export a model to an ExecuTorch-compatible .pte.
 
@@ -97,6 +99,10 @@ def export(
             every method (a memory id of its own, after pin's; the device
             shares a program's arenas among its methods). Not with quantize;
             report then describes method_name only.
+        kernels: the device kernels of custom operators (torch.library ops
+            with an .out variant): a .py file or module defining KERNELS =
+            {"namespace::name.out": kernel} (host_tools/custom_kernels.py);
+            the program is loaded with them to check it.
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -105,7 +111,8 @@ def export(
             the module and line it comes from, whose kernel rejects its
             arguments (e.g. a dtype it cannot do).
     """
-    supported = supported_ops()
+    _, custom = custom_kernels.load(kernels)
+    supported = supported_ops() | set(custom or ())
     lower_fn = lower
     named = {}
     if quantized_io and quantize is None:
@@ -155,7 +162,7 @@ def export(
         memory_plan.plan(m, alignment, preserve_inputs, pin, shared_state=state)
     data = serialize(irs if len(irs) > 1 else ir, method_name, alignment, segment_alignment, named)
     for name, m in irs:
-        _check_loads(data, m, name)
+        _check_loads(data, m, name, custom)
     if path is not None:
         with open(path, "wb") as f:
             f.write(data)
@@ -183,7 +190,7 @@ def _node_names(ir, ins):
     return [ir.tensor(j).name for j in v.payload if ir.tensor(j) is not None]
 
 
-def _check_loads(data, ir, method_name):
+def _check_loads(data, ir, method_name, kernels=None):
     """Load the program with the device runtime on this host, so that a
     kernel's load-time check that fails (a dtype or shape it cannot do) is
     reported at export, pointing at the user's module and line."""
@@ -192,7 +199,7 @@ def _check_loads(data, ir, method_name):
     from mpy_et import MpyEtError, Program
 
     try:
-        Program.load(data).load_method(method_name)
+        Program.load(data).load_method(method_name, kernels=kernels)
     except MpyEtError as e:
         m = re.match(r"instruction (\d+) \(", e.message)
         if m is None or int(m.group(1)) >= len(ir.instructions):

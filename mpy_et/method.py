@@ -28,7 +28,7 @@ _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
 class Method:
     """A loaded method. Create through Program.load_method()."""
 
-    def __init__(self, program, name, plan, buffers, registry):
+    def __init__(self, program, name, plan, buffers, registry, kernels=None):
         self.name = name
         self.program = program
         r = program.reader
@@ -50,7 +50,7 @@ class Method:
             if t.data is None:  # supplied at input time: give it its own buffer
                 t.bind(bytearray(t.nbytes), 0)
         self._plan = plan
-        self._steps, self._no_step = self._instructions(r, plan, values, registry, w)
+        self._steps, self._no_step = self._instructions(r, plan, values, registry, kernels, w)
         del self._views, self._values_start, self._stream
         # Every step marked allocation-free (mpy_et/noalloc.py): execute() locks
         # the heap, so an inference allocates nothing at all. Set it to False to
@@ -253,7 +253,7 @@ class Method:
             out.append(self._value(values, j))
         return out
 
-    def _instructions(self, r, plan, values, registry, w):
+    def _instructions(self, r, plan, values, registry, kernels, w):
         s, n_chains = r.vector(plan, S.EXECUTION_PLAN_CHAINS, 4, w + " chains")
         if n_chains > 1:
             raise MpyEtError(NOT_SUPPORTED, "%s has %d chains; only one is supported" % (w, n_chains))
@@ -276,7 +276,7 @@ class Method:
         n_ops = len(op_names)
         n_values = len(values)
         what = _INSTRUCTION  # the index goes into the message only on failure
-        kernels = None
+        found = None
         stream = self._stream
         # Full size (one slot per instruction, trimmed at the end) before
         # anything else: growing them, or making them after pass 0's lists,
@@ -285,7 +285,7 @@ class Method:
         j = 0
         for phase in (0, 1):
             if phase:
-                kernels = resolve([nm for nm in op_names if nm in uses], uses, registry)
+                found = resolve([nm for nm in op_names if nm in uses], uses, registry, kernels)
                 uses = None  # one index per instruction: free it before pass 1 makes the steps
                 if stream is not None:
                     self.stream_scratch_bytes = stream.layout(w)
@@ -332,7 +332,7 @@ class Method:
                     k -= 1
                     vals[k] = values[args[k]]
                 try:  # inline, not a helper: a helper's frame would be heap-allocated per call
-                    step = kernels[name](*vals)
+                    step = found[name](*vals)
                 except MpyEtError as e:
                     raise MpyEtError(e.code, "instruction %d (%s): %s" % (i, name, e.message))
                 except (TypeError, ValueError, IndexError) as e:

@@ -246,7 +246,7 @@ class Program:
             names = self._op_names[name] = operator_names(self.reader, self._plans[name], "method %r" % name)
         return names
 
-    def load_method(self, name="forward", buffers=None, registry=None):
+    def load_method(self, name="forward", buffers=None, registry=None, kernels=None):
         """Prepare a method to execute.
 
         Args:
@@ -257,6 +257,9 @@ class Program:
                 _shared_buffers).
             registry: optional dict op name -> (module, function); defaults to
                 portable_kernels.registry.KERNELS.
+            kernels: optional dict op name -> kernel function, looked up
+                before the registry: custom operators' kernels (a module's
+                KERNELS, following the kernel convention of ARCHITECTURE.md).
         """
         if name not in self._plans:
             raise MpyEtError(NOT_FOUND, "no method %r in program; it has %s" % (name, self.method_names))
@@ -268,7 +271,7 @@ class Program:
         # 174 KB free, and loads with it).
         previous = collect_often()
         try:
-            return Method(self, name, self._plans[name], buffers, registry)
+            return Method(self, name, self._plans[name], buffers, registry, kernels)
         except MemoryError as e:
             # The planned buffers fail with their own message (Method._planned_buffers);
             # this is the heap running out after them, e.g. while kernels are imported.

@@ -113,7 +113,8 @@ def out_variant(target):
     """
     if target in COPY_VARIANTS:
         return COPY_VARIANTS[target]
-    packet = getattr(_aten, target._schema.name.split("::")[1])
+    namespace, name = target._schema.name.split("::")
+    packet = getattr(getattr(torch.ops, namespace), name)  # aten, or a custom operator's namespace
     overload = target._overloadname
     names = (("out",) if overload in ("default", "Tensor") else ()) + (overload + "_out", "out")
     # names and types: clamp.Tensor (Tensor? min) is clamp.Tensor_out, not clamp.out (Scalar? min)
