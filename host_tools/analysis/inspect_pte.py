@@ -368,12 +368,13 @@ def plot(info, path):
     plt.close(fig)
 
 
-def summary(data):
-    """A few lines: methods, operators, instruction count, planned and constant bytes."""
+def summary(data, kernels=None):
+    """A few lines: methods, operators, instruction count, planned and constant
+    bytes. kernels: custom operators' kernels ({op: kernel}), if the program has any."""
     program = Program.load(data)
     lines = []
     for name in program.method_names:
-        m = program.load_method(name)
+        m = program.load_method(name, kernels=kernels)
         ops = sorted({op for _, op in m.step_ops()})
         lines.append(
             "method %s: %d inputs, %d outputs, %d instructions, planned arena %d bytes, constants %d bytes"

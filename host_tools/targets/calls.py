@@ -10,13 +10,13 @@ import os
 
 from host_tools.lowering.ir import SCALAR_TYPES, tensor_bytes
 from host_tools.targets import BOARD_TARGETS, TargetError, run_code
-from host_tools.targets.run import board_build, parse_results
+from host_tools.targets.run import board_build, parse_results, stage_kernels
 
 _SCRIPT = os.path.join(os.path.dirname(__file__), "device", "run_calls.py")
 RESET_STATE = "reset_state"
 
 
-def run_calls(pte, calls, target="cpython", *, timeout=600, heap_bytes=None, deploy="romfs"):
+def run_calls(pte, calls, target="cpython", *, timeout=600, heap_bytes=None, deploy="romfs", kernels=None):
     """Make `calls` in order on one loaded program on `target`.
 
     Args:
@@ -25,7 +25,7 @@ def run_calls(pte, calls, target="cpython", *, timeout=600, heap_bytes=None, dep
             tensors (execute the method on them) or the string "reset_state"
             (call Method.reset_state()). Each method is loaded once, at its
             first call.
-        target, timeout, heap_bytes, deploy: as host_tools.run.
+        target, timeout, heap_bytes, deploy, kernels: as host_tools.run.
     Returns:
         One host_tools.targets.run.RunResult per call: .outputs (none for
         reset_state) and .stats: call, method, action, execute_us (the
@@ -61,6 +61,7 @@ def run_calls(pte, calls, target="cpython", *, timeout=600, heap_bytes=None, dep
             tensors.append({"file": fname, "dtype": SCALAR_TYPES[t.dtype], "sizes": list(t.shape)})
         specs.append({"method": name, "action": "execute", "inputs": tensors})
     files["job.json"] = json.dumps({"pte": "model.pte", "calls": specs}).encode()
+    stage_kernels(files, kernels)
     with open(_SCRIPT) as f:
         script = f.read()
     packages, registry = board_build(files["model.pte"]) if target in BOARD_TARGETS else (None, None)

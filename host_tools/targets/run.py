@@ -74,6 +74,7 @@ def run(
     reload=False,
     profile=False,
     capture=False,
+    kernels=None,
 ):
     """Run a program on a target.
 
@@ -106,6 +107,9 @@ def run(
             profiled run (EventTracer(capture=True)) and return them as
             result.intermediates; result.etdump then holds them as debug
             events into result.debug_buffer (Inspector's debug_buffer_path).
+        kernels: a .py file defining KERNELS, the device kernels of the
+            program's custom operators (host_tools/custom_kernels.py): put
+            next to the program on the target and passed to load_method.
     Returns:
         RunResult.
     Raises:
@@ -118,6 +122,7 @@ def run(
     if capture and not runs:
         raise ValueError("capture=True needs profile")
     files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload, runs, capture)
+    stage_kernels(files, kernels)
     packages, registry = board_build(files["model.pte"]) if target in BOARD_TARGETS else (None, None)
     try:
         stdout = run_code(
@@ -155,6 +160,21 @@ def run(
         macs = instruction_macs(data, method)
         res.profile, res.etdump = from_trace(res.trace["runs"], res.trace["steps"], target, macs, method, layout)
     return res
+
+
+def stage_kernels(files, kernels):
+    """Add a custom kernels file to a job's files and name it in job.json."""
+    if kernels is None:
+        return
+    from host_tools.custom_kernels import load, module_name
+
+    path, _ = load(kernels)
+    if path is None:
+        raise ValueError("kernels: give the path of the .py file, to copy to the target")
+    files[module_name(path) + ".py"] = path
+    job = json.loads(files["job.json"])
+    job["kernels"] = module_name(path)
+    files["job.json"] = json.dumps(job).encode()
 
 
 def board_build(pte):

@@ -74,12 +74,13 @@ def reset_locked(method):
 def main(job):
     program = mpy_et.Program.load(DATA_DIR + "/" + job["pte"])  # noqa: F821
     methods = {}
+    kernels = __import__(job["kernels"]).KERNELS if job.get("kernels") else None  # custom operators' kernels
     for k, call in enumerate(job["calls"]):
         name = call["method"]
         first = name not in methods
         if first:
             t = ticks_us()
-            methods[name] = program.load_method(name)
+            methods[name] = program.load_method(name, kernels=kernels)
             load_us = ticks_diff(ticks_us(), t)
         method = methods[name]
         stats = {"call": k, "method": name, "action": call["action"]}
