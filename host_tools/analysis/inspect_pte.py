@@ -281,7 +281,7 @@ def predicted_load_heap(program, method="forward"):
     for part in (m._steps, m._ctxs):  # preallocated at their final length
         seen.add(id(part))
         total += _blocks(_WORD * 4) + _blocks(_WORD * len(part)) + sum(_mpy_size(x, seen, skip) for x in part)
-    for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes):
+    for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes, m._state):  # _state: mpy_et/state.py, if any
         total += _mpy_size(part, seen, skip)
     total += _blocks(_WORD * 4) + _blocks(2 * _WORD * len(m._op_names)) + sum(_blocks(len(n) + 17) for n in m._op_names)
     return total + _METHOD_OVERHEAD + _fast_path_extra(calls)
