@@ -256,11 +256,14 @@ def cmd_run(args):
     elif os.path.exists(ref):
         try:
             saved = torch.load(ref)
-            if "calls" in saved:  # state or several methods: the recorded calls, in order
-                return _run_calls(args, saved)
-            inputs, expected = saved["inputs"], saved["outputs"]
+            calls = "calls" in saved  # state or several methods: the recorded calls, made in order
+            inputs, expected = (None, None) if calls else (saved["inputs"], saved["outputs"])
         except Exception as e:
             raise CliError("cannot read the reference %s (%s); export again or pass --model" % (ref, e)) from e
+        if calls and args.port:
+            raise CliError("%s keeps state or has several methods: its recorded calls run with --target, not --port" % args.pte)
+        if calls:
+            return _run_calls(args, saved)
         fp32 = saved.get("fp32_outputs")
         if fp32 is not None:
             print("int8 program: compared with the host integer reference (%s); fp32 PyTorch's outputs are the float gap" % ref)
