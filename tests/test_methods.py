@@ -114,11 +114,12 @@ def _executorch_calls(data, calls):
     return out
 
 
-def test_executorch_multi_method_pte_runs_on_mpy_et(detector):
+@pytest.mark.parametrize("target", ["cpython", "unix"])
+def test_executorch_multi_method_pte_runs_on_mpy_et(detector, target):
     model, methods, calls, expected, _ = detector
     data = _executorch_multi(model, calls[0][1], methods)
     theirs = _executorch_calls(data, calls)
-    ours = run_calls(data, calls, "cpython")
+    ours = run_calls(data, calls, target)
     _assert_calls(ours, theirs, ATOL, "executorch's .pte on mpy_et")
     _assert_calls(ours, expected, ATOL, "executorch's .pte against PyTorch")
 

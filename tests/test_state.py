@@ -170,6 +170,7 @@ def test_executorch_stateful_pte_runs_on_mpy_et(streaming, initialized):
         assert a[1].to(torch.int32).tolist() == b[1].tolist(), (k, a, b)
     if initialized:
         _assert_calls_eager(ours, expected[:4])
+        _assert_calls(run_calls(data, execute_calls, "unix"), theirs, ATOL, "executorch's .pte on unix")
     program = Program.load(data)
     m = program.load_method()
     assert m.state_bytes == 3 * 32 * 4 + 4 * 4 + 4
