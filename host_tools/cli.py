@@ -326,10 +326,11 @@ def cmd_inspect(args):
     import json
 
     from host_tools.analysis.inspect_pte import inspect, plot, report
+    from host_tools.custom_kernels import load
 
-    _check_program(args.pte, args.method)
+    _check_program(args.pte, args.method, args.kernels)
     with open(args.pte, "rb") as f:
-        info = inspect(f.read(), args.method)
+        info = inspect(f.read(), args.method, load(args.kernels)[1])
     if args.plot:
         try:
             plot(info, args.plot)
@@ -455,6 +456,7 @@ def _parser():
     i.add_argument("--json", action="store_true", help="machine-readable output")
     i.add_argument("--steps", action="store_true", help="with --json: also live bytes per step and every planned tensor")
     i.add_argument("--plot", metavar="PNG", help="draw the plan (instruction step x offset); needs matplotlib")
+    i.add_argument("--kernels", help="a .py file of the custom operators' kernels (KERNELS)")
     i.set_defaults(fn=cmd_inspect)
     d = sub.add_parser("demo", help="export the example CNN, run it on MicroPython, compare with PyTorch")
     d.add_argument("--targets", nargs="+", default=["unix"], choices=TARGETS)

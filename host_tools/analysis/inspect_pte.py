@@ -265,7 +265,7 @@ def _fast_path_extra(calls):
     return extra + sum(_blocks(_WORD * 4) + _blocks(4 * w) for w in roles.values())
 
 
-def predicted_load_heap(program, method="forward"):
+def predicted_load_heap(program, method="forward", kernels=None):
     """Heap a loaded method keeps on the unix port, arena included, predicted by
     loading it on the host and sizing the objects as MicroPython lays them out
     (plus what the port's viper steps keep: _fast_path_extra)."""
@@ -273,7 +273,7 @@ def predicted_load_heap(program, method="forward"):
 
     scratch.reset()  # count the shared scratch lists this program's layers need, once
     calls = []
-    m = program.load_method(method, registry=_recording_registry(calls))
+    m = program.load_method(method, registry=_recording_registry(calls), kernels=kernels)
     skip = {id(program.buf), id(program), id(program.reader)}
     seen = set()
     total = sum(_blocks(_WORD * 4) + _blocks(len(b)) for b in m.buffers)
@@ -287,7 +287,7 @@ def predicted_load_heap(program, method="forward"):
     return total + _METHOD_OVERHEAD + _fast_path_extra(calls)
 
 
-def inspect(data, method="forward"):
+def inspect(data, method="forward", kernels=None):
     """A dict describing what a .pte needs on the device.
 
     Keys: planned_bytes, memory_ids (bytes per memory id 1..n),
@@ -296,6 +296,7 @@ def inspect(data, method="forward"):
     predicted_load_heap_bytes (what load_method keeps on the unix port,
     arena included), steps (live bytes per step) and tensors (planned
     tensors with lifetime, memory id, offset and size, for plots).
+    kernels: custom operators' kernels ({op: kernel}), if the program has any.
     """
     program, tensors, instructions, io, arenas = read_plan(data, method)
     segments = lifetimes(tensors, instructions, io)
@@ -315,7 +316,7 @@ def inspect(data, method="forward"):
         "program_bytes": len(data) if not isinstance(data, str) else None,
         "operators": sorted({op for op, _, _ in instructions}),
         "instructions": len(instructions),
-        "predicted_load_heap_bytes": predicted_load_heap(program, method),
+        "predicted_load_heap_bytes": predicted_load_heap(program, method, kernels),
         "steps": live,
         "tensors": sorted(segments, key=lambda g: (g["mem_id"], g["start"], g["offset"])),
     }
