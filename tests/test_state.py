@@ -230,3 +230,15 @@ def test_initial_value_outside_its_segment_is_invalid_program():
     with pytest.raises(MpyEtError, match="initial value 2 at offset 1048576") as e:
         Program.load(bytes(data)).load_method()
     assert e.value.code == INVALID_PROGRAM
+
+
+def test_inspect_counts_state_live_at_every_step(streaming):
+    """mpy-et inspect reads lifetimes from the instruction list: state (here
+    404 bytes) is live from before the first step to after the last."""
+    from host_tools import inspect
+
+    data = streaming[3]
+    info = inspect(data)
+    state = Program.load(data).load_method().state_bytes
+    assert min(info["steps"]) >= state, (info["steps"], state)
+    assert state < info["lower_bound_bytes"] <= info["planned_bytes"], info

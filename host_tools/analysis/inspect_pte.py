@@ -51,7 +51,8 @@ def read_plan(data, method="forward"):
                 mem = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_ID, FlatReader.u32, 0, "mem")
                 off = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, FlatReader.u32, 0, "off")
                 off += r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_HIGH, FlatReader.u32, 0, "off") << 32
-            tensors[i] = {"sizes": list(sizes), "dtype": dtype, "nbytes": nbytes, "mem_id": mem, "offset": off}
+            state = bool(alloc) and r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, "idx") > 0  # a mutable buffer
+            tensors[i] = {"sizes": list(sizes), "dtype": dtype, "nbytes": nbytes, "mem_id": mem, "offset": off, "state": state}
         elif tag in (S.KERNEL_TYPES_TENSOR_LIST, S.KERNEL_TYPES_OPTIONAL_TENSOR_LIST):
             s, k = r.vector(pos, S.TENSOR_LIST_ITEMS, 4, "items")
             lists[i] = [j for j in r.ints(s, k, "i") if j >= 0]
@@ -74,6 +75,8 @@ def read_plan(data, method="forward"):
                 args.extend(lists.get(a, [a]))
             outs = lists.get(raw[-1], [raw[-1]]) if raw else []  # the return slot names the outputs
             instructions.append((ops[op], args, outs))
+            if ops[op] == "aten::copy_" and raw and raw[0] in tensors:  # ExecuTorch's write-back of a mutable buffer
+                tensors[raw[0]]["state"] = True
     io = {}
     for key, slot in (("inputs", S.EXECUTION_PLAN_INPUTS), ("outputs", S.EXECUTION_PLAN_OUTPUTS)):
         s, k = r.vector(plan, slot, 4, key)
@@ -90,8 +93,9 @@ def lifetimes(tensors, instructions, io):
     liveness is followed per place (memory id, offset): a segment starts where
     an instruction writes there (an output, named by the return slot; inputs
     are written before step 0) and lasts to the last read before the next
-    write (outputs are read after the last step). Returns a list of
-    {"value", "start", "end", "mem_id", "offset", "nbytes"} segments.
+    write (outputs are read after the last step); state (mutable buffers)
+    is live throughout. Returns a list of {"value", "start", "end", "mem_id",
+    "offset", "nbytes"} segments.
     """
     n = len(instructions)
     events = {}  # (mem_id, offset) -> [(step, is_write, value)]
@@ -112,6 +116,11 @@ def lifetimes(tensors, instructions, io):
     for o in io["outputs"]:
         note(o, n, False)
     segments = []
+    for i, t in tensors.items():  # state keeps its value from one execute() to the next: one segment
+        if t.get("state") and t["mem_id"] is not None and t["nbytes"] and (t["mem_id"], t["offset"]) in events:
+            evs = events.pop((t["mem_id"], t["offset"]))
+            nbytes = max([t["nbytes"]] + [tensors[v]["nbytes"] for _, _, v in evs])
+            segments.append({"value": i, "start": -1, "end": n, "mem_id": t["mem_id"], "offset": t["offset"], "nbytes": nbytes})
     for (mem, off), evs in events.items():
         evs.sort(key=lambda e: (e[0], e[1]))  # at one step reads come before the write
         seg = None
