@@ -171,6 +171,8 @@ def test_executorch_stateful_pte_runs_on_mpy_et(streaming, initialized):
     if initialized:
         _assert_calls_eager(ours, expected[:4])
         _assert_calls(run_calls(data, execute_calls, "unix"), theirs, ATOL, "executorch's .pte on unix")
+    again = _mpy_et_calls(data, execute_calls[:2] + [("forward", "reset_state"), execute_calls[0]])
+    assert torch.equal(again[3][0], ours[0][0]) and torch.equal(again[3][1], ours[0][1]), (again, ours)  # reset: as loaded
     program = Program.load(data)
     m = program.load_method()
     assert m.state_bytes == 3 * 32 * 4 + 4 * 4 + 4
