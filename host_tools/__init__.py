@@ -9,10 +9,11 @@ import importlib
 import sys
 import types
 
-__all__ = ["RunResult", "export", "inspect", "run"]
+__all__ = ["RunResult", "export", "inspect", "run", "run_calls"]
 _LAZY = {
     "export": "host_tools.export",
     "run": "host_tools.targets.run",
+    "run_calls": "host_tools.targets.calls",
     "RunResult": "host_tools.targets.run",
     "inspect": "host_tools.analysis.inspect_pte",
 }

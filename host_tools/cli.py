@@ -36,6 +36,12 @@ def _existing(path, what):
 
 def load_model_file(path):
     """Run a model file; return (model, example_inputs) it defines."""
+    return load_model_namespace(path)[:2]
+
+
+def load_model_namespace(path):
+    """Run a model file; return (model, example_inputs, namespace): it may
+    also define `methods` (export's methods=) and `calls` (see run_calls)."""
     _existing(path, "model file")
     try:
         ns = runpy.run_path(path)
@@ -45,7 +51,7 @@ def load_model_file(path):
     if missing:
         raise CliError("%s must define %s (an nn.Module and a tuple of example tensors)" % (path, " and ".join(missing)))
     inputs = ns["example_inputs"]
-    return ns["model"], tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
+    return ns["model"], tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,), ns
 
 
 def reference_path(pte_path):
@@ -58,6 +64,7 @@ def cmd_export(args):
 
     from host_tools import export
     from host_tools.analysis.inspect_pte import summary
+    from host_tools.custom_kernels import load
 
     if (args.model is None) == (args.zoo is None):
         raise CliError("export takes a model file or --zoo NAME (one of them)")
@@ -69,8 +76,9 @@ def cmd_export(args):
         except KeyError as e:
             raise CliError(e.args[0]) from e
         args.model = "zoo model %s" % args.zoo
+        ns = {}
     else:
-        model, inputs = load_model_file(args.model)
+        model, inputs, ns = load_model_namespace(args.model)
     quant = {}
     if getattr(args, "quantize", None):
         from host_tools.quantize.pt2e import cli_options
@@ -79,7 +87,23 @@ def cmd_export(args):
     elif args.quantized_io:
         raise CliError("--quantized-io needs --quantize int8")
     kw = dict(quant, report=quant.get("report", {}))  # the report also carries the graph, for --etrecord
+    if ns.get("methods"):
+        kw["methods"] = ns["methods"]
+    kernels = args.kernels or ns.get("kernels")  # custom operators' device kernels
+    if kernels:
+        kw["kernels"] = kernels
     data = _export(export, model, inputs, args.output, args.model, **kw)
+    if _keeps_state(data, kernels):  # `run` makes the calls in order, each against PyTorch
+        from host_tools.targets.calls import default_calls, reference_outputs
+
+        calls = ns.get("calls") or default_calls(inputs, ns.get("methods"))
+        torch.save({"calls": calls, "call_outputs": reference_outputs(model, calls)}, reference_path(args.output))
+        print(
+            "wrote %s (%d bytes): %d methods, %d calls recorded for `mpy-et run`"
+            % (args.output, len(data), len(kw.get("methods", {})) + 1, len(calls))
+        )
+        print(summary(data, load(kernels)[1]))
+        return
     with torch.no_grad():
         expected = model(*inputs)
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
@@ -95,6 +119,8 @@ def cmd_export(args):
         with torch.no_grad():
             ours = quant["report"]["reference"](*ref_inputs)
         saved = {"inputs": list(inputs), "outputs": list(ours) if isinstance(ours, (tuple, list)) else [ours], "fp32_outputs": expected}
+    if kernels:
+        saved["kernels"] = os.path.abspath(kernels)  # `run` stages them on the target
     torch.save(saved, reference_path(args.output))
     print("wrote %s (%d bytes)" % (args.output, len(data)))
     if args.bundle:
@@ -109,26 +135,41 @@ def cmd_export(args):
         from host_tools.quantize.pt2e import report_lines
 
         print("\n".join(report_lines(quant["report"])))
-    print(summary(data))
+    print(summary(data, load(kernels)[1]))
+
+
+def _keeps_state(data, kernels=None):
+    """True for a program of several methods or with state (mutable buffers)."""
+    from host_tools.custom_kernels import load
+    from mpy_et import Program
+
+    program = Program.load(data)
+    if len(program.method_names) > 1:
+        return True
+    return program.load_method(program.method_names[0], kernels=load(kernels)[1]).state_bytes > 0
 
 
 def _export(export, model, inputs, path, source, **kw):
+    from host_tools.custom_kernels import KernelsError
     from host_tools.lowering.lower import UnsupportedOps
 
     try:
         return export(model, inputs, path, **kw)
-    except UnsupportedOps as e:
+    except (UnsupportedOps, KernelsError) as e:
         raise CliError("cannot export %s: %s" % (source, e)) from e
 
 
-def _check_program(path, method):
+def _check_program(path, method, kernels=None):
     """Load the program on the host first: a bad file is reported here, clearly,
     rather than as a failure inside the target."""
+    from host_tools.custom_kernels import KernelsError, load
     from mpy_et import MpyEtError, Program
 
     _existing(path, "program")
     try:
-        Program.load(path).load_method(method)
+        Program.load(path).load_method(method, kernels=load(kernels)[1])
+    except KernelsError as e:
+        raise CliError(str(e)) from e
     except MpyEtError as e:
         raise CliError("%s is not a program mpy_et can run: %s" % (path, e)) from e
 
@@ -190,8 +231,13 @@ def cmd_run(args):
 
         return cmd_run_bundle(args)
     args.atol = 1e-5 if args.atol is None else args.atol
-    _check_program(args.pte, "forward")
     ref = reference_path(args.pte)
+    if args.kernels is None and os.path.exists(ref):  # the custom kernels export was given
+        try:
+            args.kernels = torch.load(ref).get("kernels")
+        except Exception:
+            args.kernels = None  # a reference that cannot be read is reported below
+    _check_program(args.pte, "forward", args.kernels)
     fp32 = None
     if args.inputs:  # given inputs: compare only with --model, else just report
         from host_tools.deploy.commands import load_inputs
@@ -210,9 +256,14 @@ def cmd_run(args):
     elif os.path.exists(ref):
         try:
             saved = torch.load(ref)
-            inputs, expected = saved["inputs"], saved["outputs"]
+            calls = "calls" in saved  # state or several methods: the recorded calls, made in order
+            inputs, expected = (None, None) if calls else (saved["inputs"], saved["outputs"])
         except Exception as e:
             raise CliError("cannot read the reference %s (%s); export again or pass --model" % (ref, e)) from e
+        if calls and args.port:
+            raise CliError("%s keeps state or has several methods: its recorded calls run with --target, not --port" % args.pte)
+        if calls:
+            return _run_calls(args, saved)
         fp32 = saved.get("fp32_outputs")
         if fp32 is not None:
             print("int8 program: compared with the host integer reference (%s); fp32 PyTorch's outputs are the float gap" % ref)
@@ -223,7 +274,7 @@ def cmd_run(args):
 
         res = run_on_port(args, inputs)
     else:
-        res = _run(run, args.pte, inputs, args.target, repeat=args.repeat)
+        res = _run(run, args.pte, inputs, args.target, repeat=args.repeat, kernels=args.kernels)
     if expected is None:
         from host_tools.deploy.commands import print_outputs
 
@@ -245,6 +296,20 @@ def cmd_run(args):
     return 0 if ok else 1
 
 
+def _run_calls(args, saved):
+    from host_tools.targets import TargetError
+    from host_tools.targets.calls import compare, run_calls
+
+    try:
+        results = run_calls(args.pte, saved["calls"], args.target, kernels=args.kernels)
+    except TargetError as e:
+        raise CliError(str(e)) from e
+    worst = compare(results, saved["call_outputs"])
+    ok = worst <= args.atol
+    print("%s over %d calls (tolerance %g)" % ("MATCH" if ok else "MISMATCH", len(results), args.atol))
+    return 0 if ok else 1
+
+
 def cmd_zoo(args):
     from host_tools.analysis.macs import count_macs
     from host_tools.zoo import MODELS, build
@@ -261,10 +326,11 @@ def cmd_inspect(args):
     import json
 
     from host_tools.analysis.inspect_pte import inspect, plot, report
+    from host_tools.custom_kernels import load
 
-    _check_program(args.pte, args.method)
+    _check_program(args.pte, args.method, args.kernels)
     with open(args.pte, "rb") as f:
-        info = inspect(f.read(), args.method)
+        info = inspect(f.read(), args.method, load(args.kernels)[1])
     if args.plot:
         try:
             plot(info, args.plot)
@@ -367,6 +433,7 @@ def _parser():
         metavar="PATH",
         help="also write an ETRecord: Inspector(etdump_path=..., etrecord=PATH) maps profile events to modules",
     )
+    e.add_argument("--kernels", help="a .py file of custom operators' device kernels (KERNELS; default: the model file's `kernels`)")
     e.add_argument("--bundle", action="store_true", help="also write a bundled program (.bpte: the program and its example as a test case)")
     e.set_defaults(fn=cmd_export)
     r = sub.add_parser("run", help="run a .pte on a target and compare with PyTorch")
@@ -379,6 +446,7 @@ def _parser():
     r.add_argument("--inputs", help="a torch.save'd tensor or list of tensors to run on (with --model: compared)")
     r.add_argument("--port", help="run on the board at this serial port instead (after `mpy-et flash`)")
     r.add_argument("--dest", default="", help="with --port: the board directory the dist was flashed to")
+    r.add_argument("--kernels", help="a .py file of custom operators' kernels (KERNELS); default: the one export was given")
     r.set_defaults(fn=cmd_run)
     z = sub.add_parser("zoo", help="list the model zoo (host_tools/zoo) with parameters and MACs")
     z.set_defaults(fn=cmd_zoo)
@@ -388,6 +456,7 @@ def _parser():
     i.add_argument("--json", action="store_true", help="machine-readable output")
     i.add_argument("--steps", action="store_true", help="with --json: also live bytes per step and every planned tensor")
     i.add_argument("--plot", metavar="PNG", help="draw the plan (instruction step x offset); needs matplotlib")
+    i.add_argument("--kernels", help="a .py file of the custom operators' kernels (KERNELS)")
     i.set_defaults(fn=cmd_inspect)
     d = sub.add_parser("demo", help="export the example CNN, run it on MicroPython, compare with PyTorch")
     d.add_argument("--targets", nargs="+", default=["unix"], choices=TARGETS)

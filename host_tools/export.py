@@ -2,6 +2,7 @@
 
 import torch
 
+from host_tools import custom_kernels
 from host_tools.lowering.fold_batch_norm import fold_batch_norm as fold_bn
 from host_tools.lowering.lower import UnsupportedOps, lower
 from host_tools.lowering.pool_pass import max_pool_without_indices
@@ -16,12 +17,21 @@ def supported_ops():
     return set(KERNELS)
 
 
-def capture(model, example_inputs):
-    """torch.export + core ATen decompositions."""
+def capture(model, example_inputs, method=None):
+    """torch.export + core ATen decompositions; `method`: the name of another
+    method of the model to capture instead of forward (ExecuTorch's patch_forward)."""
     if isinstance(model, torch.nn.Module):
         model = model.eval()
-    ep = torch.export.export(model, tuple(example_inputs))
-    return ep.run_decompositions()
+    if method is None:
+        return torch.export.export(model, tuple(example_inputs)).run_decompositions()
+    fn = getattr(type(model), method, None)
+    if not callable(fn):
+        raise ValueError("methods: the model (%s) has no method %r" % (type(model).__name__, method))
+    model.forward = fn.__get__(model)  # torch.export captures forward
+    try:
+        return torch.export.export(model, tuple(example_inputs)).run_decompositions()
+    finally:
+        del model.forward
 
 
 def export(
@@ -39,8 +49,15 @@ def export(
     calibration=None,
     report=None,
     quantized_io=False,
+    methods=None,
+    kernels=None,
 ):
     """Export a model to an ExecuTorch-compatible .pte.
+
+    Buffers the model updates in place (`self.state.copy_(new)`,
+    `self.count += 1`) become state: planned memory that keeps its value
+    across execute() calls, starting from the buffer's value at export
+    (Method.reset_state() goes back to it).
 
     Args:
         model: a torch.nn.Module (put in eval mode) whose forward takes tensors.
@@ -75,6 +92,17 @@ def export(
             zero points are stored in the program (named data
             host_tools.quantize.io.NAMED_DATA_KEY: `mpy-et inspect` shows them,
             host_tools.run quantizes float inputs for it).
+        methods: {name: example inputs} of further methods of the model to
+            export into the same program (e.g. {"reset": ()}), each captured
+            as ExecuTorch's patch_forward does. They share constants, and
+            buffers any of them updates are one state, at the same place in
+            every method (a memory id of its own, after pin's; the device
+            shares a program's arenas among its methods). Not with quantize;
+            report then describes method_name only.
+        kernels: the device kernels of custom operators (torch.library ops
+            with an .out variant): a .py file or module defining KERNELS =
+            {"namespace::name.out": kernel} (host_tools/custom_kernels.py);
+            the program is loaded with them to check it.
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -83,7 +111,8 @@ def export(
             the module and line it comes from, whose kernel rejects its
             arguments (e.g. a dtype it cannot do).
     """
-    supported = supported_ops()
+    _, custom = custom_kernels.load(kernels)
+    supported = supported_ops() | set(custom or ())
     lower_fn = lower
     named = {}
     if quantized_io and quantize is None:
@@ -92,7 +121,11 @@ def export(
         from host_tools.quantize.pt2e import capture_quantized
 
         report = {} if report is None else report
+        # Calibration runs forward, which updates the model's buffers in place: keep their values as they were
+        buffers = dict(model.named_buffers()) if isinstance(model, torch.nn.Module) else {}
+        before = {name: b.detach().clone() for name, b in buffers.items()}
         ep, lower_fn = capture_quantized(model, example_inputs, quantize, calibration, report, quantized_io)
+        _restore(buffers, before, ep)
         if quantized_io:
             from host_tools.quantize import io
 
@@ -101,20 +134,51 @@ def export(
                 named[io.NAMED_DATA_KEY] = data
     else:
         ep = capture(model, example_inputs)
-        if fold_batch_norm:
-            fold_bn(ep)
-    max_pool_without_indices(ep, supported)
-    ir = lower_fn(ep, supported)
+    if methods and quantize is not None:
+        raise ValueError("methods= (several methods in one program) is not supported with quantize")
+    eps = {method_name: ep}
+    for name, inputs in (methods or {}).items():
+        if name in eps:
+            raise ValueError("methods: %r is already the program's method_name" % name)
+        eps[name] = capture(model, inputs, name)
+    shared = set()
+    for e in eps.values():
+        shared.update(e.graph_signature.buffers_to_mutate.values())
+    irs = []
+    for name, e in eps.items():
+        if fold_batch_norm and quantize is None:
+            fold_bn(e)
+        max_pool_without_indices(e, supported)
+        irs.append((name, lower_fn(e, supported, shared) if len(eps) > 1 else lower_fn(e, supported)))
+    ir = irs[0][1]
     if report is not None:  # for the numeric debugger (host_tools/devtools/debug.py)
         report["graph"] = ep
         report["instruction_nodes"] = [_node_names(ir, ins) for ins in ir.instructions]
-    memory_plan.plan(ir, alignment, preserve_inputs, pin)
-    data = serialize(ir, method_name, alignment, segment_alignment, named)
-    _check_loads(data, ir, method_name)
+    state = None
+    if len(irs) > 1 and any(m.state for _, m in irs):
+        layout, size = memory_plan.shared_state_layout([m for _, m in irs], alignment)
+        state = (1 + max([1] + [v for v in (pin or {}).values() if isinstance(v, int)]), layout, size)
+    for _, m in irs:
+        memory_plan.plan(m, alignment, preserve_inputs, pin, shared_state=state)
+    data = serialize(irs if len(irs) > 1 else ir, method_name, alignment, segment_alignment, named)
+    for name, m in irs:
+        _check_loads(data, m, name, custom)
     if path is not None:
         with open(path, "wb") as f:
             f.write(data)
     return data
+
+
+def _restore(buffers, before, ep):
+    """Put the model's buffers, and the exported program's copies of those
+    that state (mutable buffers) starts from, back to their values `before`."""
+    with torch.no_grad():
+        for name, b in buffers.items():
+            b.copy_(before[name])
+        for name in ep.graph_signature.buffers_to_mutate.values():
+            held = ep.state_dict.get(name, ep.constants.get(name))
+            if name in before and held is not None and held.shape == before[name].shape:
+                held.copy_(before[name])
 
 
 def _node_names(ir, ins):
@@ -126,7 +190,7 @@ def _node_names(ir, ins):
     return [ir.tensor(j).name for j in v.payload if ir.tensor(j) is not None]
 
 
-def _check_loads(data, ir, method_name):
+def _check_loads(data, ir, method_name, kernels=None):
     """Load the program with the device runtime on this host, so that a
     kernel's load-time check that fails (a dtype or shape it cannot do) is
     reported at export, pointing at the user's module and line."""
@@ -135,7 +199,7 @@ def _check_loads(data, ir, method_name):
     from mpy_et import MpyEtError, Program
 
     try:
-        Program.load(data).load_method(method_name)
+        Program.load(data).load_method(method_name, kernels=kernels)
     except MpyEtError as e:
         m = re.match(r"instruction (\d+) \(", e.message)
         if m is None or int(m.group(1)) >= len(ir.instructions):

@@ -33,13 +33,15 @@ def _import(module, function):
     return getattr(mod, function)
 
 
-def resolve(names, uses, registry=None):
+def resolve(names, uses, registry=None, kernels=None):
     """Map each operator name to its kernel; report every missing one at once.
 
     Args:
         names: operator names, e.g. ["aten::add.out", ...].
         uses: dict name -> list of instruction indices (for the message).
         registry: dict name -> (module, function), default portable_kernels.
+        kernels: dict name -> kernel function, found before the registry
+            (custom operators, e.g. a user module's KERNELS).
     Returns:
         dict name -> kernel function.
     """
@@ -48,6 +50,9 @@ def resolve(names, uses, registry=None):
         registry = default_registry()
     found, missing = {}, []
     for name in names:
+        if kernels is not None and name in kernels:
+            found[name] = kernels[name]
+            continue
         entry = registry.get(name)
         if entry is None:
             missing.append("%s (instructions %s)" % (name, uses.get(name, [])))

@@ -28,7 +28,7 @@ _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
 class Method:
     """A loaded method. Create through Program.load_method()."""
 
-    def __init__(self, program, name, plan, buffers, registry):
+    def __init__(self, program, name, plan, buffers, registry, kernels=None):
         self.name = name
         self.program = program
         r = program.reader
@@ -40,6 +40,7 @@ class Method:
         self._stream = _stream_plan() if program.file is not None else None
         self.stream_scratch_bytes = 0
         self._making = -1  # the value index _tensor is making (streamed constants)
+        self._state = None  # mpy_et.state.State: mutable buffers, if any
         values = self._values(r, plan, w)
         self._inputs = self._io(r, plan, S.EXECUTION_PLAN_INPUTS, values, w + " inputs")
         self._outputs = self._io(r, plan, S.EXECUTION_PLAN_OUTPUTS, values, w + " outputs")
@@ -49,7 +50,7 @@ class Method:
             if t.data is None:  # supplied at input time: give it its own buffer
                 t.bind(bytearray(t.nbytes), 0)
         self._plan = plan
-        self._steps, self._no_step = self._instructions(r, plan, values, registry, w)
+        self._steps, self._no_step = self._instructions(r, plan, values, registry, kernels, w)
         del self._views, self._values_start, self._stream
         # Every step marked allocation-free (mpy_et/noalloc.py): execute() locks
         # the heap, so an inference allocates nothing at all. Set it to False to
@@ -195,9 +196,7 @@ class Method:
         t = Tensor(dtype, sizes)
         idx = r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, what)
         alloc = r.subtable(pos, S.TENSOR_ALLOCATION_INFO, what)
-        if idx and alloc:
-            raise MpyEtError(NOT_SUPPORTED, "%s: mutable tensor with an initial value (mutable buffer) is not supported" % what)
-        if idx:
+        if idx and not alloc:
             off = self.program.constant(idx, t.nbytes, what)
             if self._stream is None:
                 t.bind(self.program.buf, off)
@@ -226,7 +225,24 @@ class Method:
             else:
                 t.bind(self.buffers[mem - 1], off)
                 self._views[key] = (t.numel, t.data)
+            if idx:  # a mutable buffer with an initial value (module state)
+                entry = r.scalar(extra, S.EXTRA_TENSOR_INFO_MUTABLE_DATA_SEGMENTS_IDX, FlatReader.u64, 0, what) if extra else 0
+                src = self.program.initial_value(entry, idx, t.nbytes, what)
+                if self.program.file is None:
+                    src = memoryview(self.program.buf)[src : src + t.nbytes]
+                self._add_state(t, src)
         return t
+
+    def _add_state(self, t, source):
+        """t keeps its value across execute() calls; set it to source (None:
+        zeros), unless it lies in the planned buffers a program's methods
+        share and another method of the program set it already (loading a
+        method does not reset the state the others see)."""
+        if self._state is None:
+            from mpy_et.state import State  # only methods with state pay for the module
+
+            self._state = State(self.program.file)
+        self._state.add(t, source, self.program.claim_state(t))
 
     def _io(self, r, plan, slot, values, what):
         s, k = r.vector(plan, slot, 4, what)
@@ -237,7 +253,7 @@ class Method:
             out.append(self._value(values, j))
         return out
 
-    def _instructions(self, r, plan, values, registry, w):
+    def _instructions(self, r, plan, values, registry, kernels, w):
         s, n_chains = r.vector(plan, S.EXECUTION_PLAN_CHAINS, 4, w + " chains")
         if n_chains > 1:
             raise MpyEtError(NOT_SUPPORTED, "%s has %d chains; only one is supported" % (w, n_chains))
@@ -260,7 +276,7 @@ class Method:
         n_ops = len(op_names)
         n_values = len(values)
         what = _INSTRUCTION  # the index goes into the message only on failure
-        kernels = None
+        found = None
         stream = self._stream
         # Full size (one slot per instruction, trimmed at the end) before
         # anything else: growing them, or making them after pass 0's lists,
@@ -269,7 +285,7 @@ class Method:
         j = 0
         for phase in (0, 1):
             if phase:
-                kernels = resolve([nm for nm in op_names if nm in uses], uses, registry)
+                found = resolve([nm for nm in op_names if nm in uses], uses, registry, kernels)
                 uses = None  # one index per instruction: free it before pass 1 makes the steps
                 if stream is not None:
                     self.stream_scratch_bytes = stream.layout(w)
@@ -316,12 +332,14 @@ class Method:
                     k -= 1
                     vals[k] = values[args[k]]
                 try:  # inline, not a helper: a helper's frame would be heap-allocated per call
-                    step = kernels[name](*vals)
+                    step = found[name](*vals)
                 except MpyEtError as e:
                     raise MpyEtError(e.code, "instruction %d (%s): %s" % (i, name, e.message))
                 except (TypeError, ValueError, IndexError) as e:
                     raise _misfit(i, name, e)
                 _check_storage(i, name, vals)
+                if name == _COPY_BACK and _planned_in(vals[0], self.buffers):
+                    self._add_state(vals[0], None)  # ExecuTorch's buffer write-back: state (no-op if it has an initial value)
                 for a in args:
                     if last[a] == i + 1:
                         values[a] = None
@@ -343,8 +361,8 @@ class Method:
         try:
             pos = r.subtable(r.table_at(self._values_start, i, _VALUE), S.EVALUE_VAL, _VALUE)
             idx = r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, _VALUE)
-            if not idx:
-                return
+            if not idx or r.subtable(pos, S.TENSOR_ALLOCATION_INFO, _VALUE):
+                return  # not a constant, or state (planned; its initial value is read at load)
             s, k = r.vector(pos, S.TENSOR_SIZES, 4, _VALUE)
             n = dtypes.itemsize(r.scalar(pos, S.TENSOR_SCALAR_TYPE, FlatReader.u8, 0, _VALUE))
             for d in r.ints(s, k, "i"):
@@ -398,6 +416,19 @@ class Method:
     def _check_index(self, i, items, kind):
         if not 0 <= i < len(items):
             raise MpyEtError(INVALID_ARGUMENT, "%s has %d %ss; %s %d does not exist" % (self.name, len(items), kind, kind, i))
+
+    def reset_state(self):
+        """Set every mutable buffer (module state that forward updates in
+        place) back to its value in the program (zeros when the program
+        gives none), as when the method was loaded. Nothing is allocated
+        (unless the program is streamed): it may run with the heap locked."""
+        if self._state is not None:
+            self._state.reset()
+
+    @property
+    def state_bytes(self):
+        """Bytes of state (mutable buffers) the method keeps across calls."""
+        return 0 if self._state is None else self._state.nbytes()
 
     def step_ops(self):
         """(instruction index, operator name) of every step, in execution order.
@@ -557,6 +588,17 @@ def _misfit(i, name, e):
     return MpyEtError(INVALID_PROGRAM, "instruction %d (%s): arguments do not fit the kernel: %s: %s" % (i, name, type(e).__name__, e))
 
 
+_COPY_BACK = "aten::copy_"
+
+
+def _planned_in(t, buffers):
+    """True if tensor t lies in one of the planned buffers."""
+    for b in buffers:
+        if t.buf is b:
+            return True
+    return False
+
+
 def _check_storage(i, name, args):
     k = len(args)
     while k:  # not `for`: keeps this frame small enough for the C stack (no heap)
@@ -578,10 +620,11 @@ def _kernel_arg_count(args, values):
     ExecuTorch appends to a kernel call's arguments.
 
     An out variant's return values are its out tensors, passed a second time:
-    the same value index, or a TensorList of the outs when there are several.
+    the same value index, or a TensorList of the outs when there are several;
+    an in-place op (aten::copy_) returns self, its first argument.
     """
     n = len(args)
-    if n >= 2 and args[-1] == args[-2]:
+    if n >= 2 and (args[-1] == args[-2] or args[-1] == args[0]):  # out variant, or in place (copy_): self
         return n - 1
     if n and isinstance(values[args[-1]], list):
         return _list_return(args, values, n)

@@ -14,6 +14,7 @@ from mpy_et.port import collect_often, restore_collection
 _HEADER_OFFSET = 8
 _HEADER_MAGIC = b"eh00"
 _HEADER_MIN_LENGTH = 24
+_MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
 
 
 def _read_source(source):
@@ -96,6 +97,8 @@ class Program:
         plans, n = r.vector(root, S.PROGRAM_EXECUTION_PLAN, 4, "Program.execution_plan")
         self._plans = {}
         self._op_names = {}  # method name -> operator names, read once
+        self._arenas = None  # several methods: the planned buffers they share (_shared_buffers)
+        self._state_set = set()  # (buffer id, offset) of the state set in them (claim_state)
         for i in range(n):
             what = "execution_plan[%d]" % i
             plan = r.table_at(plans, i, what)
@@ -183,6 +186,31 @@ class Program:
             )
         return self.constant_base + off
 
+    def initial_value(self, entry, index, nbytes, what):
+        """Offset (in self.buf, or in the file of a streamed program) of the
+        initial value `index` of Program.mutable_data_segments[entry], checked."""
+        r = self.reader
+        start, n = r.vector(self.root, S.PROGRAM_MUTABLE_DATA_SEGMENTS, 4, "Program.mutable_data_segments")
+        if entry >= n:
+            raise MpyEtError(INVALID_PROGRAM, "%s: mutable_data_segments entry %d out of range (%d entries)" % (what, entry, n))
+        sub = r.table_at(start, entry, "mutable_data_segments[%d]" % entry)
+        seg = r.scalar(sub, S.SUBSEGMENT_OFFSETS_SEGMENT_INDEX, FlatReader.u32, 0, what)
+        if seg >= len(self.segments):
+            raise MpyEtError(
+                INVALID_PROGRAM, "%s: mutable data segment_index %d out of range (%d segments)" % (what, seg, len(self.segments))
+            )
+        s_off, k = r.vector(sub, S.SUBSEGMENT_OFFSETS_OFFSETS, 8, what)
+        if index >= k:
+            raise MpyEtError(INVALID_PROGRAM, "%s: data_buffer_idx %d out of range (%d initial values)" % (what, index, k))
+        base, size = self.segments[seg]
+        off = r.u64(s_off + 8 * index, what)
+        if off + nbytes > size:
+            raise MpyEtError(
+                INVALID_PROGRAM,
+                "%s: initial value %d at offset %d + %d bytes runs past its segment (%d bytes)" % (what, index, off, nbytes, size),
+            )
+        return base + off
+
     def named_data(self, key):
         """The bytes ExecuTorch's named data stores under `key`, as a
         memoryview into the program (no copy), or None when it has no such
@@ -218,25 +246,32 @@ class Program:
             names = self._op_names[name] = operator_names(self.reader, self._plans[name], "method %r" % name)
         return names
 
-    def load_method(self, name="forward", buffers=None, registry=None):
+    def load_method(self, name="forward", buffers=None, registry=None, kernels=None):
         """Prepare a method to execute.
 
         Args:
             name: method name, e.g. "forward".
             buffers: optional list of bytearrays, one per planned memory id
-                (1, 2, ...); allocated here when omitted.
+                (1, 2, ...); allocated here when omitted (a program of
+                several methods: once, shared by all its methods, see
+                _shared_buffers).
             registry: optional dict op name -> (module, function); defaults to
                 portable_kernels.registry.KERNELS.
+            kernels: optional dict op name -> kernel function, looked up
+                before the registry: custom operators' kernels (a module's
+                KERNELS, following the kernel convention of ARCHITECTURE.md).
         """
         if name not in self._plans:
             raise MpyEtError(NOT_FOUND, "no method %r in program; it has %s" % (name, self.method_names))
+        if buffers is None and len(self._plans) > 1:
+            buffers = self._shared_buffers()[: len(self._planned_sizes(name))]
         # Loading makes much garbage between the objects it keeps; collected
         # often, the kept ones pack together instead of leaving a heap of small
         # holes (the 224 KB board: int8 GRU failed to find 3,072 bytes with
         # 174 KB free, and loads with it).
         previous = collect_often()
         try:
-            return Method(self, name, self._plans[name], buffers, registry)
+            return Method(self, name, self._plans[name], buffers, registry, kernels)
         except MemoryError as e:
             # The planned buffers fail with their own message (Method._planned_buffers);
             # this is the heap running out after them, e.g. while kernels are imported.
@@ -248,7 +283,51 @@ class Program:
         finally:
             restore_collection(previous)
 
-    def _planned_total(self, name):
+    def _shared_buffers(self):
+        """The planned buffers every method of a program of several methods
+        uses (as ExecuTorch's Python runtime does): one per memory id, of the
+        largest size any method needs, allocated at the first load_method.
+        So the methods share state (mutable buffers placed alike in each,
+        as ExecuTorch's share_mutable_buffers does), set to its initial
+        values by the first method loaded that has it (ExecuTorch's runtime
+        sets it again at each method's load), and one method's execute()
+        overwrites another's intermediates and outputs."""
+        if self._arenas is None:
+            sizes = []
+            for name in self._plans:
+                for i, n in enumerate(self._planned_sizes(name)):
+                    if i == len(sizes):
+                        sizes.append(0)
+                    if n < 0 or n > _MAX_BUFFER:
+                        raise MpyEtError(
+                            INVALID_PROGRAM, "method %r: planned buffer for memory id %d has absurd size %d" % (name, i + 1, n)
+                        )
+                    sizes[i] = max(sizes[i], n)
+            try:
+                self._arenas = [bytearray(n) for n in sizes]
+            except MemoryError:
+                raise MpyEtError(
+                    MEMORY_ALLOCATION_FAILED,
+                    "cannot allocate the %d bytes of planned buffers the program's methods share (%s per memory id)" % (sum(sizes), sizes),
+                )
+        return self._arenas
+
+    def claim_state(self, t):
+        """True if state tensor t should be set to its initial value now: it
+        is not in the shared planned buffers, or no method set it there yet."""
+        arenas = self._arenas
+        if arenas is None or not any(t.buf is b for b in arenas):
+            return True
+        key = (id(t.buf), t.offset)
+        if key in self._state_set:
+            return False
+        self._state_set.add(key)
+        return True
+
+    def _planned_sizes(self, name):
         r = self.reader
         start, n = r.vector(self._plans[name], S.EXECUTION_PLAN_NON_CONST_BUFFER_SIZES, 8, "non_const_buffer_sizes")
-        return sum(r.i64(start + 8 * i, "non_const_buffer_sizes") for i in range(1, n))
+        return [r.i64(start + 8 * i, "non_const_buffer_sizes") for i in range(1, n)]
+
+    def _planned_total(self, name):
+        return sum(self._planned_sizes(name))

@@ -45,6 +45,7 @@ KERNELS = {
     "aten::arange.start_out": ("portable_kernels.op_arange", "arange_start_out"),
     "aten::constant_pad_nd.out": ("portable_kernels.op_constant_pad_nd", "constant_pad_nd_out"),
     "aten::copy.out": ("portable_kernels.op_copy", "copy_out"),
+    "aten::copy_": ("portable_kernels.op_copy", "copy_"),
     "aten::embedding.out": ("portable_kernels.op_embedding", "embedding_out"),
     "aten::expand_copy.out": ("portable_kernels.op_expand_copy", "expand_copy_out"),
     "aten::flip.out": ("portable_kernels.op_flip", "flip_out"),

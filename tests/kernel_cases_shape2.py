@@ -192,6 +192,10 @@ def _dim_order(x, non_blocking, dim_order, out):
     return [x.to(out.dtype)]
 
 
+def _copy_(x, src, non_blocking):
+    return [x.copy_(src)]
+
+
 def copy_cases():
     c = []
     conv = [
@@ -269,6 +273,12 @@ def copy_cases():
         Case("copy broadcast", "aten::copy.out", [rnd(2, 3), rnd(3, seed=9), False, Out((2, 3))], noalloc=True),
         Case("copy i32 src into f32", "aten::copy.out", [rnd(2, 3), rnd(1, 3, dtype=I32), False, Out((2, 3))]),
         Case("copy f32 src into i64", "aten::copy.out", [_long(2, 2), rnd(2, 2, scale=9.0), False, Out((2, 2), I64)]),
+        # in place (a mutable buffer's write-back): self is the out
+        Case("copy_ f32", "aten::copy_", [Out((2, 3)), rnd(2, 3, seed=9), False], noalloc=True, reference=_copy_),
+        Case(
+            "copy_ i8 broadcast", "aten::copy_", [Out((3, 4), torch.int8), rnd(4, dtype=torch.int8), False], noalloc=True, reference=_copy_
+        ),
+        Case("copy_ i32 src into f32", "aten::copy_", [Out((2, 3)), rnd(2, 3, dtype=I32), False], reference=_copy_),
     ]
     return c
 
@@ -379,6 +389,7 @@ def errors():
         ("dim_order_ops::_clone_dim_order.out", "dtype", [x, False, None, Out((2, 3), I32)], INVALID_TYPE, "dtype mismatch"),
         ("aten::copy.out", "src does not broadcast", [x, rnd(2), False, Out((2, 3))], INVALID_ARGUMENT, "do not broadcast"),
         ("aten::copy.out", "out dtype differs from self", [x, x, False, Out((2, 3), I32)], INVALID_TYPE, "dtype mismatch"),
+        ("aten::copy_", "copy_ src does not broadcast", [Out((2, 3)), rnd(2), False], INVALID_ARGUMENT, "do not broadcast"),
         ("aten::constant_pad_nd.out", "odd pad", [x, [1], 0.0, Out((2, 4))], INVALID_ARGUMENT, "even length"),
         ("aten::constant_pad_nd.out", "too many pads", [x, [1, 1, 1, 1, 1, 1], 0.0, Out((4, 5))], INVALID_ARGUMENT, "at most 2 * 2"),
         ("aten::constant_pad_nd.out", "negative size", [x, [-2, -2], 0.0, Out((2, 0))], INVALID_ARGUMENT, "negative size"),

@@ -127,3 +127,16 @@ def test_run_on_the_emulated_cortex_m7(capsys, mlp_pte):
     assert cli.main(["run", mlp_pte, "--target", "cortex-m7"]) == 0
     out = capsys.readouterr().out
     assert "MATCH" in out and "cortex-m7: " in out and " instructions per inference" in out, out
+
+
+@pytest.mark.parametrize("example", ["streaming", "multi_method"])
+def test_stateful_and_multi_method_examples_export_then_run(tmp_path, capsys, example):
+    """A program with state or several methods: export records its calls
+    (the model file's `calls`), run makes them in order against PyTorch."""
+    pte = str(tmp_path / (example + ".pte"))
+    assert cli.main(["export", os.path.join(cli._EXAMPLES, example + ".py"), "-o", pte]) == 0
+    assert "calls recorded for `mpy-et run`" in capsys.readouterr().out
+    assert cli.main(["run", pte, "--target", "cpython"]) == 0
+    out = capsys.readouterr().out
+    calls = 6 if example == "streaming" else 5
+    assert "MATCH over %d calls" % calls in out and "call %d " % (calls - 1) in out, out

@@ -60,9 +60,9 @@ _MODULE_PREFIX = {"mpy_et_quant": "portable_kernels.quantized.op_"}
 def test_registry_resolves_every_kernel_by_convention():
     found = resolve(list(KERNELS), {})
     for key, (module, function) in KERNELS.items():
-        name, overload = key.split("::")[1].split(".")
-        assert module == _MODULE_PREFIX.get(key.split("::")[0], "portable_kernels.op_") + name.lstrip("_"), key
-        want = name.lstrip("_") + "_" + ("out" if overload == "out" else overload.lower())
+        name, _, overload = key.split("::")[1].partition(".")
+        assert module == _MODULE_PREFIX.get(key.split("::")[0], "portable_kernels.op_") + name.strip("_"), key
+        want = name.lstrip("_") + "_" + ("out" if overload == "out" else overload.lower()) if overload else name  # copy_: in place
         assert function == want, (key, function, want)
         assert found[key].__name__ == function, key
 

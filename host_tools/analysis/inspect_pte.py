@@ -51,7 +51,8 @@ def read_plan(data, method="forward"):
                 mem = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_ID, FlatReader.u32, 0, "mem")
                 off = r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_LOW, FlatReader.u32, 0, "off")
                 off += r.scalar(alloc, S.ALLOCATION_DETAILS_MEMORY_OFFSET_HIGH, FlatReader.u32, 0, "off") << 32
-            tensors[i] = {"sizes": list(sizes), "dtype": dtype, "nbytes": nbytes, "mem_id": mem, "offset": off}
+            state = bool(alloc) and r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, "idx") > 0  # a mutable buffer
+            tensors[i] = {"sizes": list(sizes), "dtype": dtype, "nbytes": nbytes, "mem_id": mem, "offset": off, "state": state}
         elif tag in (S.KERNEL_TYPES_TENSOR_LIST, S.KERNEL_TYPES_OPTIONAL_TENSOR_LIST):
             s, k = r.vector(pos, S.TENSOR_LIST_ITEMS, 4, "items")
             lists[i] = [j for j in r.ints(s, k, "i") if j >= 0]
@@ -74,6 +75,8 @@ def read_plan(data, method="forward"):
                 args.extend(lists.get(a, [a]))
             outs = lists.get(raw[-1], [raw[-1]]) if raw else []  # the return slot names the outputs
             instructions.append((ops[op], args, outs))
+            if ops[op] == "aten::copy_" and raw and raw[0] in tensors:  # ExecuTorch's write-back of a mutable buffer
+                tensors[raw[0]]["state"] = True
     io = {}
     for key, slot in (("inputs", S.EXECUTION_PLAN_INPUTS), ("outputs", S.EXECUTION_PLAN_OUTPUTS)):
         s, k = r.vector(plan, slot, 4, key)
@@ -90,8 +93,9 @@ def lifetimes(tensors, instructions, io):
     liveness is followed per place (memory id, offset): a segment starts where
     an instruction writes there (an output, named by the return slot; inputs
     are written before step 0) and lasts to the last read before the next
-    write (outputs are read after the last step). Returns a list of
-    {"value", "start", "end", "mem_id", "offset", "nbytes"} segments.
+    write (outputs are read after the last step); state (mutable buffers)
+    is live throughout. Returns a list of {"value", "start", "end", "mem_id",
+    "offset", "nbytes"} segments.
     """
     n = len(instructions)
     events = {}  # (mem_id, offset) -> [(step, is_write, value)]
@@ -112,6 +116,11 @@ def lifetimes(tensors, instructions, io):
     for o in io["outputs"]:
         note(o, n, False)
     segments = []
+    for i, t in tensors.items():  # state keeps its value from one execute() to the next: one segment
+        if t.get("state") and t["mem_id"] is not None and t["nbytes"] and (t["mem_id"], t["offset"]) in events:
+            evs = events.pop((t["mem_id"], t["offset"]))
+            nbytes = max([t["nbytes"]] + [tensors[v]["nbytes"] for _, _, v in evs])
+            segments.append({"value": i, "start": -1, "end": n, "mem_id": t["mem_id"], "offset": t["offset"], "nbytes": nbytes})
     for (mem, off), evs in events.items():
         evs.sort(key=lambda e: (e[0], e[1]))  # at one step reads come before the write
         seg = None
@@ -265,7 +274,7 @@ def _fast_path_extra(calls):
     return extra + sum(_blocks(_WORD * 4) + _blocks(4 * w) for w in roles.values())
 
 
-def predicted_load_heap(program, method="forward"):
+def predicted_load_heap(program, method="forward", kernels=None):
     """Heap a loaded method keeps on the unix port, arena included, predicted by
     loading it on the host and sizing the objects as MicroPython lays them out
     (plus what the port's viper steps keep: _fast_path_extra)."""
@@ -273,7 +282,7 @@ def predicted_load_heap(program, method="forward"):
 
     scratch.reset()  # count the shared scratch lists this program's layers need, once
     calls = []
-    m = program.load_method(method, registry=_recording_registry(calls))
+    m = program.load_method(method, registry=_recording_registry(calls), kernels=kernels)
     skip = {id(program.buf), id(program), id(program.reader)}
     seen = set()
     total = sum(_blocks(_WORD * 4) + _blocks(len(b)) for b in m.buffers)
@@ -281,13 +290,13 @@ def predicted_load_heap(program, method="forward"):
     for part in (m._steps, m._ctxs):  # preallocated at their final length
         seen.add(id(part))
         total += _blocks(_WORD * 4) + _blocks(_WORD * len(part)) + sum(_mpy_size(x, seen, skip) for x in part)
-    for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes):
+    for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes, m._state):  # _state: mpy_et/state.py, if any
         total += _mpy_size(part, seen, skip)
     total += _blocks(_WORD * 4) + _blocks(2 * _WORD * len(m._op_names)) + sum(_blocks(len(n) + 17) for n in m._op_names)
     return total + _METHOD_OVERHEAD + _fast_path_extra(calls)
 
 
-def inspect(data, method="forward"):
+def inspect(data, method="forward", kernels=None):
     """A dict describing what a .pte needs on the device.
 
     Keys: planned_bytes, memory_ids (bytes per memory id 1..n),
@@ -296,6 +305,7 @@ def inspect(data, method="forward"):
     predicted_load_heap_bytes (what load_method keeps on the unix port,
     arena included), steps (live bytes per step) and tensors (planned
     tensors with lifetime, memory id, offset and size, for plots).
+    kernels: custom operators' kernels ({op: kernel}), if the program has any.
     """
     program, tensors, instructions, io, arenas = read_plan(data, method)
     segments = lifetimes(tensors, instructions, io)
@@ -315,7 +325,7 @@ def inspect(data, method="forward"):
         "program_bytes": len(data) if not isinstance(data, str) else None,
         "operators": sorted({op for op, _, _ in instructions}),
         "instructions": len(instructions),
-        "predicted_load_heap_bytes": predicted_load_heap(program, method),
+        "predicted_load_heap_bytes": predicted_load_heap(program, method, kernels),
         "steps": live,
         "tensors": sorted(segments, key=lambda g: (g["mem_id"], g["start"], g["offset"])),
     }
@@ -368,12 +378,13 @@ def plot(info, path):
     plt.close(fig)
 
 
-def summary(data):
-    """A few lines: methods, operators, instruction count, planned and constant bytes."""
+def summary(data, kernels=None):
+    """A few lines: methods, operators, instruction count, planned and constant
+    bytes. kernels: custom operators' kernels ({op: kernel}), if the program has any."""
     program = Program.load(data)
     lines = []
     for name in program.method_names:
-        m = program.load_method(name)
+        m = program.load_method(name, kernels=kernels)
         ops = sorted({op for _, op in m.step_ops()})
         lines.append(
             "method %s: %d inputs, %d outputs, %d instructions, planned arena %d bytes, constants %d bytes"

@@ -133,7 +133,7 @@ def read_programs(pte_paths):
     return programs
 
 
-def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_label=None, registry=None):
+def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_label=None, registry=None, kernels=None):
     """Build a dist for `target` in directory `out`; return its manifest (a dict).
 
     Args:
@@ -145,6 +145,10 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
         progress: callable(str) for progress lines.
         out_label: how `out` is named in the rebuild command (default: out).
         registry: the full kernel library's registry (default portable_kernels').
+        kernels: a .py file of custom operators' kernels (KERNELS, see
+            host_tools/custom_kernels.py): copied to the dist's top level and
+            its operators put in the generated registry. It may import
+            mpy_et and the kernel modules the dist holds anyway.
     Raises:
         BuildError: naming the program, operator, module or tool at fault.
     """
@@ -157,6 +161,16 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
     if registry is None:
         from portable_kernels.registry import KERNELS as registry
 
+    custom = {}
+    if kernels is not None:
+        from host_tools import custom_kernels
+
+        try:
+            kernels_path, table = custom_kernels.load(kernels)
+        except custom_kernels.KernelsError as e:
+            raise BuildError(str(e)) from e
+        custom = custom_kernels.registry_entries(kernels_path, table)
+        registry = dict(registry, **custom)
     say("reading %d program(s)" % len(pte_paths))
     programs = read_programs(pte_paths)
     operators = sorted({op for p in programs for op in p["operators"]})
@@ -164,8 +178,11 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
         "%s (used by %s)" % (op, ", ".join(p["file"] for p in programs if op in p["operators"])) for op in operators if op not in registry
     ]
     if unknown:
-        raise BuildError("portable_kernels has no kernel for %d operator(s): %s" % (len(unknown), "; ".join(unknown)))
-    packages = device_modules(operators, registry)
+        raise BuildError(
+            "portable_kernels has no kernel for %d operator(s): %s (custom operators: --kernels FILE.py)"
+            % (len(unknown), "; ".join(unknown))
+        )
+    packages = device_modules([op for op in operators if op not in custom], registry)
     rebuild = rebuild_command(pte_paths, target, out_label or out)
     _prepare_out_dir(out)
     ext = "." + file_format
@@ -176,6 +193,9 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
         with open(os.path.join(tmp, "portable_kernels", "registry.py"), "w") as f:
             f.write(registry_source(operators, registry, rebuild))
         jobs, dropped = _module_jobs(packages, tmp, out, ext, march)
+        if custom:  # the custom kernels module, at the top level (importable as its file's name)
+            name = os.path.basename(kernels_path)
+            jobs.append((kernels_path, os.path.join(out, name[:-3] + ext), name))
         say("%s %d modules for %s (%s)" % ("copying" if file_format == "py" else "compiling", len(jobs), target, march or file_format))
         _emit(jobs, march, file_format)
     if dropped:
@@ -211,6 +231,8 @@ def _kind(path):
         return "program"
     if path.startswith("mpy_et/"):
         return "runtime"
+    if "/" not in path:  # custom operators' kernels (build(kernels=...))
+        return "kernel"
     return "registry" if path.startswith("portable_kernels/registry.") else "kernel"
 
 

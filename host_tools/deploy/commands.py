@@ -86,7 +86,9 @@ def cmd_build(args):
     if not args.json:
         print("mpy-et build: %d program(s) for %s" % (len(args.pte), args.target), file=sys.stderr)
     try:
-        m = build(args.pte, args.target, args.output, romfs=args.romfs, measure=not args.no_measure, progress=_progress)
+        m = build(
+            args.pte, args.target, args.output, romfs=args.romfs, measure=not args.no_measure, progress=_progress, kernels=args.kernels
+        )
     except BuildError as e:
         raise _cli_error(e) from e
     if args.json:
@@ -217,6 +219,7 @@ def add_parsers(sub):
     b.add_argument("--romfs", action="store_true", help="also write romfs.img (for `mpremote romfs deploy`)")
     b.add_argument("--no-measure", action="store_true", help="skip measuring the import RAM")
     b.add_argument("--json", action="store_true", help="print the manifest as JSON")
+    b.add_argument("--kernels", help="a .py file of custom operators' kernels (KERNELS) to put in the dist")
     b.set_defaults(fn=cmd_build)
     f = sub.add_parser("flash", help="copy a dist to a board over mpremote: changed files only, verified, resumable")
     f.add_argument("dist")

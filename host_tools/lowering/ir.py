@@ -38,13 +38,16 @@ def tensor_bytes(t):
 
 @dataclass
 class TensorValue:
-    """A tensor. Exactly one of: constant data, an alias base, or planned storage."""
+    """A tensor. Exactly one of: constant data, an alias base, or planned storage
+    (with an initial value for a mutable buffer)."""
 
     dtype: int
     sizes: tuple
     name: str = ""
     constant: Optional[bytes] = None  # raw little-endian data of a constant
     alias_of: Optional[int] = None  # value index of the tensor whose storage this views
+    initial: Optional[bytes] = None  # a mutable buffer's value when the method loads (planned storage)
+    fqn: Optional[str] = None  # a mutable buffer's name in the model, e.g. "encoder.state"
     mem_id: int = 0  # set by the memory planner (1 = the activation arena)
     offset: int = 0
 
@@ -77,6 +80,7 @@ class ProgramIR:
     instructions: list = field(default_factory=list)
     inputs: list = field(default_factory=list)
     outputs: list = field(default_factory=list)
+    state: list = field(default_factory=list)  # value indices of mutable buffers (alive across execute() calls)
     arena_sizes: list = field(default_factory=list)  # bytes per memory id 1..n (planner)
     plan_info: dict = field(default_factory=dict)  # planner options, lower bound, algorithm per memory id
     _interned: dict = field(default_factory=dict)

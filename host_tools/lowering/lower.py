@@ -17,6 +17,7 @@ import re
 
 import torch
 
+from host_tools.lowering import state
 from host_tools.lowering.ir import SCALAR_TYPES, Instruction, ProgramIR, TensorValue, tensor_bytes
 from mpy_et.dtypes import INFO as RUNTIME_DTYPES
 
@@ -112,7 +113,8 @@ def out_variant(target):
     """
     if target in COPY_VARIANTS:
         return COPY_VARIANTS[target]
-    packet = getattr(_aten, target._schema.name.split("::")[1])
+    namespace, name = target._schema.name.split("::")
+    packet = getattr(getattr(torch.ops, namespace), name)  # aten, or a custom operator's namespace
     overload = target._overloadname
     names = (("out",) if overload in ("default", "Tensor") else ()) + (overload + "_out", "out")
     # names and types: clamp.Tensor (Tensor? min) is clamp.Tensor_out, not clamp.out (Scalar? min)
@@ -150,9 +152,10 @@ class Ref:
 
 
 class Lowering:
-    def __init__(self, ep, supported):
+    def __init__(self, ep, supported, shared_state=()):
         self.ep = ep
         self.supported = supported
+        self.shared_state = shared_state
         self.ir = ProgramIR()
         self.env = {}  # fx node -> Ref | torch.Tensor (constant) | tuple of those
         self.emitted_constants = {}  # id(constant tensor) -> value index
@@ -160,8 +163,10 @@ class Lowering:
 
     def run(self):
         sig = self.ep.graph_signature
-        if getattr(sig, "buffers_to_mutate", None):
-            raise UnsupportedOps("mutable buffers are not supported yet: %s" % sorted(sig.buffers_to_mutate.values()))
+        try:
+            mutable = state.mutated_buffers(self.ep, self.shared_state)
+        except state.StateError as e:
+            raise UnsupportedOps(str(e)) from e
         consts = dict(self.ep.state_dict)
         consts.update(self.ep.constants)
         lifted = {}
@@ -170,7 +175,9 @@ class Lowering:
         lifted.update(sig.inputs_to_lifted_tensor_constants)
         for node in self.ep.graph.nodes:
             if node.op == "placeholder":
-                if node.name in lifted:
+                if lifted.get(node.name) in mutable:
+                    self.env[node] = self._state_tensor(node, lifted[node.name], consts[lifted[node.name]])
+                elif node.name in lifted:
                     self.env[node] = consts[lifted[node.name]].detach()
                 else:
                     ref = self._new_tensor(node.meta["val"], node.name)
@@ -182,8 +189,7 @@ class Lowering:
                 except UnsupportedOps as e:  # e.g. a float16 tensor: say where it comes from
                     raise UnsupportedOps("%s\n  in %s" % (e, where(node))) from e
             elif node.op == "output":
-                for out in node.args[0]:
-                    self.ir.outputs.append(self._tensor_arg(self.env[out], out))
+                self._outputs(node)
         if self.unsupported:
             lines = ["  %s in %s" % (name, src) for name, src in self.unsupported]
             names = sorted({name for name, _ in self.unsupported})
@@ -191,6 +197,37 @@ class Lowering:
                 "%d unsupported operator(s) %s (the runtime has no kernel for them):\n%s" % (len(names), names, "\n".join(lines))
             )
         return self.ir
+
+    def _state_tensor(self, node, fqn, value):
+        """A mutable buffer: planned, alive across calls, starting at `value`."""
+        ref = self._new_tensor(node.meta["val"], fqn)
+        t = self.ir.tensor(ref.index)
+        t.initial, t.fqn = tensor_bytes(value), fqn
+        self.ir.state.append(ref.index)
+        return ref
+
+    def _outputs(self, node):
+        """Method outputs, and for each buffer forward updated an
+        aten::copy_(buffer, new value) at the end (ExecuTorch's write-back)."""
+        try:
+            roles = state.output_roles(self.ep, node.args[0])
+        except state.StateError as e:
+            raise UnsupportedOps(str(e)) from e
+        by_fqn = {self.ir.tensor(i).fqn: i for i in self.ir.state}
+        for role in roles:
+            out = role[1]
+            if out is None:  # a method returning None (e.g. a reset): a Null output, as ExecuTorch's emitter writes
+                self.ir.outputs.append(self.ir.scalar("Null"))
+                continue
+            src = self._tensor_arg(self.env[out], out)
+            if role[0] == "user":
+                self.ir.outputs.append(src)
+                continue
+            dst = by_fqn[role[2]]
+            if self.ir.storage_of(src) == dst:
+                continue  # the buffer's own value: nothing changed
+            args = [dst, src, self.ir.scalar("Bool", False), dst]
+            self.ir.instructions.append(Instruction(state.COPY_OP, args, "state update of %s" % role[2]))
 
     def _new_tensor(self, val, name, constant=None, alias_of=None):
         code = SCALAR_TYPES.get(val.dtype)
@@ -312,13 +349,15 @@ def _flat(items):
             yield x
 
 
-def lower(ep, supported):
+def lower(ep, supported, shared_state=()):
     """Lower a core-ATen ExportedProgram to a ProgramIR.
 
     Args:
         ep: torch.export.ExportedProgram after run_decompositions().
         supported: set of operator names the runtime has kernels for.
+        shared_state: names of buffers another method of the same program
+            updates: they are state here too, even if this method only reads them.
     Raises:
         UnsupportedOps: listing every unsupported operator with its source line.
     """
-    return Lowering(ep, supported).run()
+    return Lowering(ep, supported, shared_state).run()

@@ -2,7 +2,8 @@
 
 Layout: flatbuffer (identifier ET12) with the 32-byte extended header `eh00`
 inserted after byte 8, padding, then one segment holding every constant,
-each aligned. Constant data is never inside the flatbuffer, so a device can
+each aligned (then, if any, one holding the initial values of mutable
+buffers, and the named data). Constant data is never inside the flatbuffer, so a device can
 use it in place (flash, ROMFS) without copying.
 """
 
@@ -27,26 +28,45 @@ def _tensor_table(t, buffer_idx):
     if t.constant is None:
         low, high = t.offset & 0xFFFFFFFF, t.offset >> 32
         table["allocation_info"] = {"memory_id": t.mem_id, "memory_offset_low": low, "memory_offset_high": high}
+    if t.fqn is not None:  # a mutable buffer: its name, as ExecuTorch's emit_mutable_buffer_names
+        table["extra_tensor_info"] = {"fully_qualified_name": t.fqn}
     return table
 
 
-def _constants(ir, alignment):
-    """Lay out the constant segment; return (segment bytes, offsets, value -> buffer idx)."""
+def _segment(irs, alignment, data_of, key_of=lambda i, data: data):
+    """Lay out one data segment of the tensors data_of(tensor) gives bytes
+    for, in every method (each distinct key once: methods share them);
+    return (segment bytes, offsets, per method {value index: data_buffer_idx})."""
     blob = bytearray()
-    offsets = [0]  # entry 0 is reserved for non-constant tensors
-    by_data = {}
-    index_of = {}
-    for i, v in enumerate(ir.values):
-        if v.kind != "Tensor" or v.payload.constant is None:
-            continue
-        data = v.payload.constant
-        if data not in by_data:
-            blob.extend(b"\0" * (_align(len(blob), alignment) - len(blob)))
-            by_data[data] = len(offsets)
-            offsets.append(len(blob))
-            blob.extend(data)
-        index_of[i] = by_data[data]
+    offsets = [0]  # entry 0 is reserved: data_buffer_idx 0 means none
+    by_key = {}
+    index_of = []
+    for ir in irs:
+        mine = {}
+        for i, v in enumerate(ir.values):
+            data = data_of(v.payload) if v.kind == "Tensor" else None
+            if data is None:
+                continue
+            key = key_of(v.payload, data)
+            if key not in by_key:
+                blob.extend(b"\0" * (_align(len(blob), alignment) - len(blob)))
+                by_key[key] = len(offsets)
+                offsets.append(len(blob))
+                blob.extend(data)
+            mine[i] = by_key[key]
+        index_of.append(mine)
     return bytes(blob), offsets, index_of
+
+
+def _constants(irs, alignment):
+    """The constant segment: (segment bytes, offsets, per method value -> buffer idx)."""
+    return _segment(irs, alignment, lambda t: t.constant)
+
+
+def _initial_values(irs, alignment):
+    """Initial values of mutable buffers (ExecuTorch's mutable_data_segments[0]);
+    a buffer several methods share (same name) is stored once."""
+    return _segment(irs, alignment, lambda t: t.initial, lambda t, data: t.fqn)
 
 
 def _value_table(v, i, buffer_idx):
@@ -62,21 +82,51 @@ def serialize(ir, method_name="forward", alignment=16, segment_alignment=16, nam
     """Return the .pte bytes for a planned ProgramIR.
 
     Args:
-        ir: a ProgramIR whose tensors were placed by memory_plan.plan().
-        method_name: name of the single method.
+        ir: a ProgramIR whose tensors were placed by memory_plan.plan(), or a
+            list of (method name, ProgramIR) for a program of several methods
+            (constants with the same bytes are stored once for all of them).
+        method_name: name of the single method (when ir is one ProgramIR).
         alignment: alignment of each constant inside the segment.
         segment_alignment: alignment of the segment in the file.
         named_data: {key: bytes}: ExecuTorch's named data, each in a
             segment of its own after the constants.
     """
-    blob, offsets, buffer_idx = _constants(ir, alignment)
+    methods = ir if isinstance(ir, list) else [(method_name, ir)]
+    irs = [m for _, m in methods]
+    blob, offsets, buffer_idx = _constants(irs, alignment)
     segments = [{"offset": 0, "size": len(blob)}] if len(offsets) > 1 or named_data else []
+    mutable = []
+    initial, init_offsets, init_idx = _initial_values(irs, alignment)
+    if len(init_offsets) > 1:  # ExecuTorch: a segment of their own, listed in mutable_data_segments[0]
+        if not segments:
+            segments.append({"offset": 0, "size": 0})
+        blob += b"\0" * (_align(len(blob), alignment) - len(blob))
+        mutable.append({"segment_index": len(segments), "offsets": init_offsets})
+        segments.append({"offset": len(blob), "size": len(initial)})
+        blob += initial
     named = []
     for key, data in sorted((named_data or {}).items()):
         blob += b"\0" * (_align(len(blob), alignment) - len(blob))
         named.append({"key": key, "segment_index": len(segments)})
         segments.append({"offset": len(blob), "size": len(data)})
         blob += bytes(data)
+    plans = [_plan(name, m, {**c, **i}) for (name, m), c, i in zip(methods, buffer_idx, init_idx)]
+    program = {
+        "version": 0,
+        "execution_plan": plans,
+        "segments": segments,
+        "constant_segment": {"segment_index": 0, "offsets": offsets},
+    }
+    if mutable:
+        program["mutable_data_segments"] = mutable
+    if named:
+        program["named_data"] = named
+    flat = FlatbufferWriter(fbs.load()).serialize(program)
+    return _with_header_and_segment(flat, blob, segment_alignment)
+
+
+def _plan(method_name, ir, buffer_idx):
+    """One ExecutionPlan table."""
     operators = []
     op_index = {}
     instructions = []
@@ -87,7 +137,7 @@ def serialize(ir, method_name="forward", alignment=16, segment_alignment=16, nam
             operators.append({"name": name, "overload": overload})
         call = {"op_index": op_index[ins.op], "args": list(ins.args)}
         instructions.append({"instr_args": ("KernelCall", call)})
-    plan = {
+    return {
         "name": method_name,
         "values": [{"val": _value_table(v, i, buffer_idx)} for i, v in enumerate(ir.values)],
         "inputs": list(ir.inputs),
@@ -97,16 +147,6 @@ def serialize(ir, method_name="forward", alignment=16, segment_alignment=16, nam
         "delegates": [],
         "non_const_buffer_sizes": [0] + list(ir.arena_sizes),
     }
-    program = {
-        "version": 0,
-        "execution_plan": [plan],
-        "segments": segments,
-        "constant_segment": {"segment_index": 0, "offsets": offsets},
-    }
-    if named:
-        program["named_data"] = named
-    flat = FlatbufferWriter(fbs.load()).serialize(program)
-    return _with_header_and_segment(flat, blob, segment_alignment)
 
 
 def _with_header_and_segment(flat, blob, segment_alignment):

@@ -6,7 +6,9 @@ an input that dies at that instruction (in place), when both have the same
 shape and dtype, so the output joins the input's buffer.
 
 Lifetimes are inclusive instruction ranges [first write or read, last read];
-method inputs start at -1, method outputs end at len(instructions).
+method inputs start at -1, method outputs end at len(instructions), and
+mutable buffers (ir.state) span the whole method: nothing else ever takes
+their bytes.
 """
 
 from dataclasses import dataclass, field
@@ -95,7 +97,10 @@ def buffers(ir, preserve_inputs=False, inplace=True):
                     continue
                 span = touches.setdefault(owner, [step, step])
                 span[0], span[1] = min(span[0], step), max(span[1], step)
+    for i in ir.state:  # mutable buffers hold their value from one execute() to the next
+        touches[ir.storage_of(i)] = [-1, n]
     ends_late = set(ir.storage_of(o) for o in ir.outputs)
+    ends_late.update(ir.storage_of(i) for i in ir.state)
     if preserve_inputs:
         ends_late.update(ir.storage_of(i) for i in ir.inputs)
     for owner in ends_late:

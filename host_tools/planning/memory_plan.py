@@ -77,7 +77,21 @@ def place(bufs, alignment, exact_nodes=200000):
     return best[0], best[1], best[2], optimal
 
 
-def plan(ir, alignment=16, preserve_inputs=False, pin=None, inplace=True):
+def shared_state_layout(irs, alignment=16):
+    """Where the mutable buffers of several methods of one program go when
+    they share them (as ExecuTorch's share_mutable_buffers): one offset per
+    buffer name, the same in every method. Returns ({name: offset}, bytes)."""
+    layout, size = {}, 0
+    for ir in irs:
+        for i in ir.state:
+            t = ir.tensor(i)
+            if t.fqn not in layout:
+                layout[t.fqn] = size
+                size += _align(t.nbytes, alignment)
+    return layout, size
+
+
+def plan(ir, alignment=16, preserve_inputs=False, pin=None, inplace=True, shared_state=None):
     """Assign (memory id, offset) to every planned tensor and its aliases.
 
     Args:
@@ -87,6 +101,10 @@ def plan(ir, alignment=16, preserve_inputs=False, pin=None, inplace=True):
         pin: {rule: memory id} with rules "inputs", "outputs", "largest:N"
             or a tensor name pattern (fnmatch); the rest goes to memory id 1.
         inplace: let elementwise ops write over a dying same-shaped input.
+        shared_state: (memory id, {buffer name: offset}, bytes) from
+            shared_state_layout(): the mutable buffers (ir.state) go there,
+            at the same place in every method of the program; the memory id
+            must be above every id pin uses.
     Returns:
         Total planned bytes. ir.arena_sizes holds bytes per memory id 1..n and
         ir.plan_info the lower bound and the algorithm chosen per memory id.
@@ -95,10 +113,23 @@ def plan(ir, alignment=16, preserve_inputs=False, pin=None, inplace=True):
         raise ValueError("alignment must be a power of two, got %r" % (alignment,))
     bufs = list(buffers(ir, preserve_inputs, inplace).values())
     n_ids = _memory_ids(ir, bufs, pin)
+    fixed = {}
+    if shared_state is not None:
+        state_id, layout, _ = shared_state
+        if state_id <= n_ids:
+            raise ValueError("shared state memory id %d must be above the %d the plan uses" % (state_id, n_ids))
+        owners = {ir.storage_of(i): ir.tensor(i).fqn for i in ir.state}
+        for b in bufs:
+            if b.owner in owners:
+                b.mem_id, fixed[b.owner] = state_id, layout[owners[b.owner]]
+        n_ids = state_id
     sizes, info = [], []
     for mem_id in range(1, n_ids + 1):
         mine = [b for b in bufs if b.mem_id == mem_id]
-        offsets, size, algorithm, optimal = place(mine, alignment)
+        if shared_state is not None and mem_id == shared_state[0]:
+            offsets, size, algorithm, optimal = fixed, shared_state[2], "shared state", True
+        else:
+            offsets, size, algorithm, optimal = place(mine, alignment)
         for b in mine:
             for m in b.members:
                 t = ir.tensor(m)

@@ -74,6 +74,7 @@ def run(
     reload=False,
     profile=False,
     capture=False,
+    kernels=None,
 ):
     """Run a program on a target.
 
@@ -106,6 +107,9 @@ def run(
             profiled run (EventTracer(capture=True)) and return them as
             result.intermediates; result.etdump then holds them as debug
             events into result.debug_buffer (Inspector's debug_buffer_path).
+        kernels: a .py file defining KERNELS, the device kernels of the
+            program's custom operators (host_tools/custom_kernels.py): put
+            next to the program on the target and passed to load_method.
     Returns:
         RunResult.
     Raises:
@@ -118,16 +122,8 @@ def run(
     if capture and not runs:
         raise ValueError("capture=True needs profile")
     files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload, runs, capture)
-    packages = None
-    registry = None
-    if target in BOARD_TARGETS:  # deployed as a selective build: the program's kernels and their registry only
-        from host_tools.deploy.build import registry_source
-        from host_tools.deploy.selective import device_modules, program_operators
-        from portable_kernels.registry import KERNELS
-
-        ops = [op for op in program_operators(files["model.pte"]) if op in KERNELS]
-        packages = device_modules(ops)
-        registry = registry_source(ops, KERNELS, None)  # no rebuild hint: nothing was flashed
+    stage_kernels(files, kernels)
+    packages, registry = board_build(files["model.pte"]) if target in BOARD_TARGETS else (None, None)
     try:
         stdout = run_code(
             target, script, files, timeout=timeout, heap_bytes=heap_bytes, packages=packages, deploy=deploy, registry=registry
@@ -164,6 +160,32 @@ def run(
         macs = instruction_macs(data, method)
         res.profile, res.etdump = from_trace(res.trace["runs"], res.trace["steps"], target, macs, method, layout)
     return res
+
+
+def stage_kernels(files, kernels):
+    """Add a custom kernels file to a job's files and name it in job.json."""
+    if kernels is None:
+        return
+    from host_tools.custom_kernels import load, module_name
+
+    path, _ = load(kernels)
+    if path is None:
+        raise ValueError("kernels: give the path of the .py file, to copy to the target")
+    files[module_name(path) + ".py"] = path
+    job = json.loads(files["job.json"])
+    job["kernels"] = module_name(path)
+    files["job.json"] = json.dumps(job).encode()
+
+
+def board_build(pte):
+    """(packages, registry source) a board is deployed with for a program: a
+    selective build, the program's kernels and their registry only."""
+    from host_tools.deploy.build import registry_source
+    from host_tools.deploy.selective import device_modules, program_operators
+    from portable_kernels.registry import KERNELS
+
+    ops = [op for op in program_operators(pte) if op in KERNELS]
+    return device_modules(ops), registry_source(ops, KERNELS, None)  # no rebuild hint: nothing was flashed
 
 
 def quantized_inputs(pte, inputs):

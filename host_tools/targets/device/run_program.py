@@ -98,7 +98,8 @@ def main(job):
     PHASE = "loading the method (kernel imports included)"
     t1 = ticks_us()
     a1 = allocated()
-    method = program.load_method(job["method"])  # first load imports kernel modules
+    kernels = __import__(job["kernels"]).KERNELS if job.get("kernels") else None  # custom operators' kernels, next to the program
+    method = program.load_method(job["method"], kernels=kernels)  # first load imports kernel modules
     load_alloc = delta(a1, allocated())
     t2 = ticks_us()
     heap2 = used()
@@ -114,7 +115,7 @@ def main(job):
         heap3 = used()
         a1 = allocated()
         t3 = ticks_us()
-        method = program.load_method(job["method"])
+        method = program.load_method(job["method"], kernels=kernels)
         t4 = ticks_us()
         load_alloc = delta(a1, allocated())
         heap4 = used()
