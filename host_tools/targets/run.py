@@ -75,6 +75,7 @@ def run(
     profile=False,
     capture=False,
     kernels=None,
+    free_at_load=None,
 ):
     """Run a program on a target.
 
@@ -96,6 +97,9 @@ def run(
             "mount" (.py sources over mpremote mount).
         stream: load with Program.load(path, stream=True): constants stay in
             the file and are read before each instruction that uses them.
+        free_at_load: MicroPython targets: allocate a ballast first so that
+            only this many heap bytes are free when Program.load starts (does
+            the load fit a board with that much heap left?).
         reload: load the method a second time (kernel modules imported) and
             report that load's time and heap too; off by default, so that
             measuring does not change what fits on a small board.
@@ -121,7 +125,7 @@ def run(
     runs = (max(1, repeat) if profile is True else int(profile)) if profile else 0
     if capture and not runs:
         raise ValueError("capture=True needs profile")
-    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload, runs, capture)
+    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload, runs, capture, free_at_load)
     stage_kernels(files, kernels)
     packages, registry = board_build(files["model.pte"]) if target in BOARD_TARGETS else (None, None)
     try:
@@ -230,7 +234,9 @@ def run_dist_unix(dist, pte, inputs, *, heap_bytes=None, repeat=1, timeout=600, 
     return parse_result(proc.stdout, "unix")
 
 
-def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False, reload=False, profile=0, capture=False):
+def job_files(
+    pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False, reload=False, profile=0, capture=False, free_at_load=None
+):
     """What a device needs to run a program: (files, script).
 
     files: dict name -> bytes or host path (model.pte, input<i>.bin, job.json),
@@ -255,6 +261,7 @@ def job_files(pte, inputs, method="forward", repeat=3, heap_lock=False, stream=F
         "heap_lock": heap_lock,
         "stream": stream,
         "reload": reload,
+        "free_at_load": free_at_load,
         "profile": profile,
         "capture": capture,
     }

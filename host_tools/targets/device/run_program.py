@@ -87,6 +87,12 @@ def main(job):
     global PHASE
     PHASE = "reading the inputs"
     given = read_inputs(job)
+    ballast = None
+    if job.get("free_at_load"):  # leave exactly this much heap free for the load (a smaller board)
+        gc.collect()
+        spare = free() - job["free_at_load"]
+        if spare > 0:
+            ballast = bytearray(spare)
     PHASE = "loading the program"
     heap0 = used()
     free0 = free()
@@ -182,6 +188,7 @@ def main(job):
         "load_method_heap_bytes": None if heap3 is None else delta(heap3, heap4),
         "load_method_alloc_bytes": load_alloc,
         "heap_free_before_load": free0,
+        "ballast_bytes": len(ballast) if ballast is not None else 0,  # held until here: free_at_load
         "heap_free_after_load": free2,
         "heap_lock_ok": heap_lock_ok,
     }
