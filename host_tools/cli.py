@@ -7,10 +7,12 @@ Errors reach the user as one line on stderr and a non-zero exit status;
 
 import argparse
 import os
-import runpy
 import sys
 import warnings
 
+from host_tools.cli_support import check_program as _check_program
+from host_tools.cli_support import load_model_file, load_model_namespace, reference_path
+from host_tools.cli_support import run_or_fail as _run
 from host_tools.errors import CliError
 from host_tools.targets import TARGETS
 
@@ -24,39 +26,6 @@ def _version():
         return version("mpy-et")
     except PackageNotFoundError:  # running from a source tree that is not installed
         return "unknown (not installed)"
-
-
-def _existing(path, what):
-    if not os.path.exists(path):
-        raise CliError("%s %s: no such file" % (what, path))
-    if os.path.isdir(path):
-        raise CliError("%s %s: is a directory, expected a file" % (what, path))
-    return path
-
-
-def load_model_file(path):
-    """Run a model file; return (model, example_inputs) it defines."""
-    return load_model_namespace(path)[:2]
-
-
-def load_model_namespace(path):
-    """Run a model file; return (model, example_inputs, namespace): it may
-    also define `methods` (export's methods=) and `calls` (see run_calls)."""
-    _existing(path, "model file")
-    try:
-        ns = runpy.run_path(path)
-    except Exception as e:
-        raise CliError("model file %s failed to run: %s: %s" % (path, type(e).__name__, e)) from e
-    missing = [name for name in ("model", "example_inputs") if name not in ns]
-    if missing:
-        raise CliError("%s must define %s (an nn.Module and a tuple of example tensors)" % (path, " and ".join(missing)))
-    inputs = ns["example_inputs"]
-    return ns["model"], tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,), ns
-
-
-def reference_path(pte_path):
-    """Where export keeps the example inputs and PyTorch's outputs for `run`."""
-    return pte_path + ".ref.pt"
 
 
 def cmd_export(args):
@@ -157,30 +126,6 @@ def _export(export, model, inputs, path, source, **kw):
         return export(model, inputs, path, **kw)
     except (UnsupportedOps, KernelsError) as e:
         raise CliError("cannot export %s: %s" % (source, e)) from e
-
-
-def _check_program(path, method, kernels=None):
-    """Load the program on the host first: a bad file is reported here, clearly,
-    rather than as a failure inside the target."""
-    from host_tools.custom_kernels import KernelsError, load
-    from mpy_et import MpyEtError, Program
-
-    _existing(path, "program")
-    try:
-        Program.load(path).load_method(method, kernels=load(kernels)[1])
-    except KernelsError as e:
-        raise CliError(str(e)) from e
-    except MpyEtError as e:
-        raise CliError("%s is not a program mpy_et can run: %s" % (path, e)) from e
-
-
-def _run(run, pte, inputs, target, **kw):
-    from host_tools.targets import TargetError
-
-    try:
-        return run(pte, inputs, target, **kw)
-    except TargetError as e:
-        raise CliError(str(e)) from e
 
 
 def _report(res, expected):

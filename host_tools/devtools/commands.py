@@ -21,7 +21,7 @@ def profile_inputs(args):
     input shapes and dtypes (int8 programs spend the same time on any input)."""
     import torch
 
-    from host_tools.cli import load_model_file, reference_path
+    from host_tools.cli_support import load_model_file, reference_path
     from host_tools.deploy.commands import load_inputs
 
     if args.inputs:
@@ -54,7 +54,8 @@ def profile_inputs(args):
 
 def cmd_profile(args):
     from host_tools import run
-    from host_tools.cli import _check_program, _run
+    from host_tools.cli_support import check_program as _check_program
+    from host_tools.cli_support import run_or_fail as _run
 
     _check_program(args.pte, args.method)
     if args.runs < 1:
@@ -105,7 +106,7 @@ def cmd_profile(args):
 
 
 def cmd_debug(args):
-    from host_tools.cli import load_model_file
+    from host_tools.cli_support import load_model_file
     from host_tools.devtools.debug import debug
     from host_tools.targets import TargetError
     from mpy_et import MpyEtError
@@ -187,7 +188,7 @@ def write_etrecord(path, report):
 
 def cmd_run_bundle(args):
     """`mpy-et run model.bpte`: every test case on the target; exit 1 on any mismatch."""
-    from host_tools.cli import _existing
+    from host_tools.cli_support import existing as _existing
     from host_tools.devtools.bundle import run_bundle
     from host_tools.targets import TargetError
     from mpy_et import MpyEtError

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from host_tools.devtools.values import node_values, sqnr_db  # noqa: F401 (debug's public names too)
 from mpy_et.errors import INVALID_ARGUMENT, MpyEtError
 
 _JUMP = 10.0  # an error this many times the largest before it is a jump
@@ -122,32 +123,6 @@ def first_drop(dbs, step=_DROP_DB):
             return k
         prev = db
     return None
-
-
-def node_values(graph, inputs):
-    """{node name: value} of every node of an ExportedProgram run on `inputs`."""
-    gm = graph.module()
-    values = {}
-
-    class Recorder(torch.fx.Interpreter):
-        def run_node(self, n):
-            out = super().run_node(n)
-            values[n.name] = out
-            return out
-
-    with torch.no_grad():
-        Recorder(gm).run(*inputs)
-    return values
-
-
-def sqnr_db(ref, got):
-    """10 log10(|ref|^2 / |got - ref|^2) (inf when equal)."""
-    ref, got = ref.double(), got.double()
-    noise = float(((got - ref) ** 2).sum())
-    signal = float((ref**2).sum())
-    if noise == 0:
-        return math.inf
-    return 10 * math.log10(signal / noise) if signal > 0 else -math.inf
 
 
 def compare(steps, nodes, values, precision):

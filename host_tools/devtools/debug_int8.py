@@ -13,7 +13,7 @@ round as PyTorch's simulated quantization does, within one step).
 
 import torch
 
-from host_tools.devtools.debug import node_values, sqnr_db
+from host_tools.devtools.values import node_values, sqnr_db
 
 _MATCH = 0.9  # the share of values within one step that makes a match
 

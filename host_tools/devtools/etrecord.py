@@ -54,7 +54,7 @@ def _fill_values(graph):
     missing = [n for n in graph.graph.nodes if n.op == "call_function" and "val" not in n.meta]
     if not missing:
         return
-    from host_tools.devtools.debug import node_values
+    from host_tools.devtools.values import node_values
 
     args, _ = graph.example_inputs
     values = node_values(graph, args)
