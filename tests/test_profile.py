@@ -219,3 +219,21 @@ def test_instruction_macs_of_packed_int8_convolutions_equal_the_graphs():
     model, inputs = build("lenet5")
     pte = export(model, tuple(inputs), quantize="int8", calibration=[tuple(inputs)])
     assert sum(instruction_macs(pte).values()) == count_macs(model, tuple(inputs))
+
+
+def test_int8_etrecord_maps_inspector_events_to_modules(tmp_path, capsys):
+    """int8 too: the fused mpy_et_quant nodes keep the module and source line of the
+    op they replace, so the Inspector names the user's module for an int8 event."""
+    from executorch.devtools import Inspector
+
+    pte, record = tmp_path / "lenet5.pte", tmp_path / "lenet5.etrecord.bin"
+    assert main(["export", "--zoo", "lenet5", "--quantize", "int8", "-o", str(pte), "--etrecord", str(record)]) == 0
+    capsys.readouterr()
+    res = run(str(pte), build("lenet5")[1], "cpython", repeat=1, profile=1)
+    etdp = tmp_path / "lenet5.etdp"
+    etdp.write_bytes(res.etdump)
+    events = Inspector(etdump_path=str(etdp), etrecord=str(record)).event_blocks[0].events
+    conv = next(e for e in events if e.name == "mpy_et_quant::conv2d_packed.out")
+    modules = [path for stack in conv.module_hierarchy.values() for path, _ in stack.values()]
+    assert "conv1" in modules, conv.module_hierarchy  # LeNet5's first Conv2d
+    assert any("lenet.py" in (t or "") for t in conv.stack_traces.values()), conv.stack_traces

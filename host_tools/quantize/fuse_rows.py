@@ -34,7 +34,7 @@ class RowPatterns:
         except quant_ref.QuantRangeError:
             return False  # inner size too long for 30-bit sums: stays float
         m, s, lim = quant_ref.requant_params(a[1] * b[1] / so)
-        self.replace(q, quant_ops.op("bmm"), [a[0], b[0], a[2], b[2], m, s, lim, zo, lo, hi], "bmm")
+        self.replace(q, quant_ops.op("bmm"), [a[0], b[0], a[2], b[2], m, s, lim, zo, lo, hi], "bmm", source=node)
         return True
 
     def log_softmax(self, node):
@@ -55,7 +55,7 @@ class RowPatterns:
             return False
         with self.graph.inserting_before(q):
             consts = [self.attr(made[0], "softmax_table"), self.attr(made[1], "log_table")]
-        self.replace(q, quant_ops.op("log_softmax"), [x] + consts + [dim, made[2], zo], "log_softmax")
+        self.replace(q, quant_ops.op("log_softmax"), [x] + consts + [dim, made[2], zo], "log_softmax", source=node)
         return True
 
     def layer_norm(self, node):
@@ -77,7 +77,7 @@ class RowPatterns:
             return False  # outside the integer ranges: stays float (listed in the report)
         with self.graph.inserting_before(q):
             consts = [self.attr(made[0], "requant"), self.attr(made[1], "offsets"), self.attr(made[2], "eps")]
-        self.replace(q, quant_ops.op("layer_norm"), [x] + consts + [zx, zo], "layer_norm")
+        self.replace(q, quant_ops.op("layer_norm"), [x] + consts + [zx, zo], "layer_norm", source=node)
         return True
 
     def requantized(self, src, so, zo, before):
@@ -104,7 +104,7 @@ class RowPatterns:
         table = quant_ref.lut_table(lambda r: node.target(r, *rest, **kw), sx, zx, so, zo)
         with self.graph.inserting_before(q):
             t = self.attr(table, "lut")
-        self.replace(q, quant_ops.op("lut"), [x, t], "lut (%s)" % node.target._schema.name.split("::")[1])
+        self.replace(q, quant_ops.op("lut"), [x, t], "lut (%s)" % node.target._schema.name.split("::")[1], source=node)
         return True
 
     def softmax(self, node):
@@ -126,5 +126,5 @@ class RowPatterns:
             return False
         with self.graph.inserting_before(q):
             t = self.attr(table, "softmax_table")
-        self.replace(q, quant_ops.op("softmax"), [x, t, dim, levels, zo], "softmax")
+        self.replace(q, quant_ops.op("softmax"), [x, t, dim, levels, zo], "softmax", source=node)
         return True

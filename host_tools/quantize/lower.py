@@ -24,6 +24,7 @@ from host_tools.quantize.op_sets import LOG_SOFTMAX, LUT
 _aten = torch.ops.aten
 _qd = torch.ops.quantized_decomposed
 Q = _qd.quantize_per_tensor.default
+_SOURCE_META = ("nn_module_stack", "stack_trace", "source_fn_stack")
 DQ = _qd.dequantize_per_tensor.default
 DQC = _qd.dequantize_per_channel.default
 _RELU = (_aten.relu.default, _aten.relu_.default)
@@ -143,9 +144,15 @@ class Fuser(RowPatterns):
             return None
         return torch.round(b.to(torch.float64) / (sx * sw)).to(torch.int32)
 
-    def replace(self, q, target, args, what, kwargs=None):
+    def replace(self, q, target, args, what, kwargs=None, source=None):
+        """Put target(*args) in place of q (the fused pattern's output); the new
+        node takes the module and source line of `source` (the op fused)."""
         with self.graph.inserting_before(q):
             new = self.graph.call_function(target, tuple(args), kwargs)
+        src = source if source is not None else q
+        for key in _SOURCE_META:  # the user's module and line, kept through re-export (ETRecord, errors)
+            if key in src.meta:
+                new.meta[key] = src.meta[key]
         q.replace_all_uses_with(new)
         self.fused.append(what)
         return new
@@ -170,14 +177,14 @@ class Fuser(RowPatterns):
             quant_ref.check_viper_conv(w, b, zx, str(node.name))
             consts = [self.attr(w, "weight"), self.attr(b, "bias"), self.attr(rq, "requant")]
         if t == _aten.linear.default:
-            self.replace(q, quant_ops.op("linear"), [x] + consts + [zx, zo, lo, hi], "linear")
+            self.replace(q, quant_ops.op("linear"), [x] + consts + [zx, zo, lo, hi], "linear", source=node)
             return True
         nd = w.dim() - 2
         geo = [_pair(node_arg(node, 3, 1), nd), _pair(node_arg(node, 4, 0), nd), _pair(node_arg(node, 5, 1), nd), int(node_arg(node, 6, 1))]
         if isinstance(node_arg(node, 4, 0), str):
             return False  # padding="same"
         name = "conv2d" if nd == 2 else "conv1d"
-        self.replace(q, quant_ops.op(name), [x] + consts + geo + [zx, zo, lo, hi], name)
+        self.replace(q, quant_ops.op(name), [x] + consts + geo + [zx, zo, lo, hi], name, source=node)
         return True
 
     def binary(self, node):
@@ -207,10 +214,10 @@ class Fuser(RowPatterns):
             what = "add"
             if node.target == _aten.sub.Tensor:
                 mb, what = -mb, "sub (add, b negated)"
-            self.replace(q, quant_ops.op("add"), [a[0], b[0], a[2], ma, b[2], mb, m, s, lim, zo, lo, hi], what)
+            self.replace(q, quant_ops.op("add"), [a[0], b[0], a[2], ma, b[2], mb, m, s, lim, zo, lo, hi], what, source=node)
         else:
             m, s, lim = quant_ref.requant_params(a[1] * b[1] / so)
-            self.replace(q, quant_ops.op("mul"), [a[0], b[0], a[2], b[2], m, s, lim, zo, lo, hi], "mul")
+            self.replace(q, quant_ops.op("mul"), [a[0], b[0], a[2], b[2], m, s, lim, zo, lo, hi], "mul", source=node)
         return True
 
     def _plain_out(self, node):
@@ -240,7 +247,7 @@ class Fuser(RowPatterns):
                 return False
             k = _pair(node.args[1])
             args = [srcs[0][0], k, _pair(node_arg(node, 2, []) or k), _pair(node_arg(node, 3, 0)), _pair(node_arg(node, 4, 1))]
-            self.replace(q, quant_ops.op("max_pool2d"), args, "max_pool2d")
+            self.replace(q, quant_ops.op("max_pool2d"), args, "max_pool2d", source=node)
         elif t == _aten.max_pool1d.default:  # as a 2-D pool over (N, C, 1, L)
             if node_arg(node, 5, False) or len(node_shape(node.args[0])) != 3:
                 return False
@@ -250,23 +257,25 @@ class Fuser(RowPatterns):
             with self.graph.inserting_before(q):
                 x4 = self.graph.call_function(_aten.reshape.default, (srcs[0][0], [n, c, 1, length]))
             args = [x4, [1] + k, [1] + s, [0] + p, [1] + d]
-            pooled = self.replace(q, quant_ops.op("max_pool2d"), args, "max_pool2d (1-D)")
+            pooled = self.replace(q, quant_ops.op("max_pool2d"), args, "max_pool2d (1-D)", source=node)
             self._reshape_after(pooled, node_shape(node))
         elif t in _RELU:
-            self.replace(q, quant_ops.op("clamp"), [srcs[0][0], zx, 127], "relu")
+            self.replace(q, quant_ops.op("clamp"), [srcs[0][0], zx, 127], "relu", source=node)
         elif t in _HARDTANH or t in _RELU6:
             bounds = (0.0, 6.0) if t in _RELU6 else (float(node_arg(node, 1, -1.0)), float(node_arg(node, 2, 1.0)))
             lo, hi = quant_ref.out_range(sx, zx, *bounds)
-            self.replace(q, quant_ops.op("clamp"), [srcs[0][0], lo, hi], "hardtanh")
+            self.replace(q, quant_ops.op("clamp"), [srcs[0][0], lo, hi], "hardtanh", source=node)
         elif t == _aten.cat.default:
-            self.replace(q, t, [[s[0] for s in srcs]] + list(node.args[1:]), "cat (int8 copy)")
+            self.replace(q, t, [[s[0] for s in srcs]] + list(node.args[1:]), "cat (int8 copy)", source=node)
         elif t == _aten.upsample_nearest2d.vec:
             scales = node_arg(node, 2, None)
             if node_arg(node, 1, None) is not None or scales is None:
                 return False  # by output size: stays float
-            self.replace(q, quant_ops.op("upsample_nearest2d"), [srcs[0][0], [float(v) for v in scales]], "upsample_nearest2d")
+            self.replace(q, quant_ops.op("upsample_nearest2d"), [srcs[0][0], [float(v) for v in scales]], "upsample_nearest2d", source=node)
         else:
-            self.replace(q, t, [srcs[0][0]] + list(node.args[1:]), "%s (int8)" % t._schema.name.split("::")[1], dict(node.kwargs))
+            self.replace(
+                q, t, [srcs[0][0]] + list(node.args[1:]), "%s (int8)" % t._schema.name.split("::")[1], dict(node.kwargs), source=node
+            )
         return True
 
     def average(self, node):
@@ -298,7 +307,7 @@ class Fuser(RowPatterns):
             return False
         q, so, zo = out[:3]
         m, s, lim = quant_ref.requant_params(sx / (so * k[0] * k[1]))
-        pooled = self.replace(q, quant_ops.op("avg_pool2d"), [x, k, stride, zx, m, s, lim, zo], "avg_pool2d")
+        pooled = self.replace(q, quant_ops.op("avg_pool2d"), [x, k, stride, zx, m, s, lim, zo], "avg_pool2d", source=node)
         want = node_shape(node)
         if t != _aten.avg_pool2d.default and want != shape[:2] + [1, 1]:
             self._reshape_after(pooled, want)
