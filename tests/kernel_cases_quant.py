@@ -80,7 +80,7 @@ def conv_cases():
             "q conv2d error channels shape",
             "mpy_et_quant::conv2d_packed.out",
             [x, pw, ch[:2]] + geo,
-            error=(INVALID_ARGUMENT, "channels must be int32[3, 4]"),
+            error=(INVALID_ARGUMENT, "channels must be int32[3, 8]"),
         ),
         Case(
             "q conv2d error int8 (unpacked) weight",
@@ -97,8 +97,14 @@ def conv_cases():
         Case(
             "q conv2d error folded bias out of range",
             "mpy_et_quant::conv2d_packed.out",
-            [x, pw, ch * torch.tensor([[-1, 1, 1, 1]], dtype=I32)] + geo,
+            [x, pw, ch * torch.tensor([[-1, 1, 1, 1, 1, 1, 1, 1]], dtype=I32)] + geo,
             error=(INVALID_ARGUMENT, "folded bias"),
+        ),
+        Case(
+            "q conv2d error Arm columns disagree",
+            "mpy_et_quant::conv2d_packed.out",
+            [x, pw, ch + torch.tensor([[0, 0, 0, 0, 1, 0, 0, 0]], dtype=I32)] + geo,
+            error=(INVALID_ARGUMENT, "Arm columns disagree"),
         ),
         Case(
             "q conv1d error 4-D input",

@@ -41,6 +41,9 @@ def test_channel_table_folds_the_bias_and_unpacks():
     rq = quant_ref.requant_table(torch.full((6,), 0.001))
     t = pack.channel_table(w, b, rq, -7)
     want = b.to(torch.int64) - (128 - 7) * w.to(torch.int64).reshape(6, -1).sum(1) + pack.OFFSET
-    assert torch.equal(t[:, 0].to(torch.int64), want) and torch.equal(t[:, 1:], rq)
+    assert torch.equal(t[:, 0].to(torch.int64), want) and torch.equal(t[:, 1:4], rq)
+    s2 = torch.where(rq[:, 1] >= 22, rq[:, 1] - 15, rq[:, 1])
+    arm = torch.stack([want - pack.OFFSET, -rq[:, 2].to(torch.int64), s2.to(torch.int64), 1 << (s2.to(torch.int64) - 1)], 1)
+    assert torch.equal(t[:, 4:].to(torch.int64), arm)
     b2, rq2 = pack.unpack_channels(t, w, -7)
     assert torch.equal(b2, b) and torch.equal(rq2, rq)

@@ -37,4 +37,6 @@ def test_time_steps_share_the_cells_requantization(name):
     ref = model(*inputs)
     ref = ref[0] if isinstance(ref, tuple) else ref
     assert (ours - ref).abs().max().item() <= 0.3 * ref.abs().max().item(), (ours, ref)
-    assert len(pte) < 100_000, len(pte)  # was 127 KB (gru) / 144 KB (lstm) with a scale per step
+    # was 127 KB (gru) / 144 KB (lstm) with a scale per step; 91 KB for lstm with one per cell,
+    # 101 KB since the channel tables also hold the Arm requantization's operands (read from flash)
+    assert len(pte) < 110_000, len(pte)

@@ -16,11 +16,16 @@ weight: uint8 [O, kp], kp = K rounded up to a multiple of 4 (K = input
         start(j) + (k >> 2) * stride(j) + (k & 3), where
         start(j) = j * kp + (j & 1) * (4 - kp), stride(j) = 8   if j < opg & ~1
         start(j) = j * kp,                      stride(j) = 4   otherwise
-channels: int32 [O, 4], per output channel (C + 2**29, M, s, L):
+channels: int32 [O, 8], per output channel (C + 2**29, M, s, L, C, -L, s', R):
     C = bias - (128 + x_zero_point) * sum(w), so that with xb = x + 128
     (padding x_zero_point + 128)
         bias + sum((x - x_zero_point) * w) = C + sum(xb * wb) - 128 * sum(xb)
-    (check_viper_conv bounds every term); M, s, L requantize as ref.requant_params.
+    (check_viper_conv bounds every term); M, s, L requantize as
+    ref.requant_params. The first four are what the viper and Python steps
+    read (non-negative: 32-bit loads zero-extend on 64-bit ports); the last
+    four are the Arm requantization's operands as it uses them (s' = s, or
+    s - 15 from s = 22 on, where the accumulator is split; R = 2**(s' - 1)
+    the rounding), so it reads them from flash as they are.
 """
 
 import torch
@@ -81,11 +86,15 @@ def unpack_weight(packed, shape, groups=1):
 
 
 def channel_table(weight, bias, requant, x_zp):
-    """int32 [O, 4]: (C + OFFSET, M, s, L) per output channel (module docstring)."""
+    """int32 [O, 8]: (C + OFFSET, M, s, L, C, -L, s', R) per output channel (module docstring)."""
     o = weight.shape[0]
     c = bias.to(torch.int64) - (128 + x_zp) * weight.to(torch.int64).reshape(o, -1).sum(1)
     quant_ref.check_range(c, OFFSET, "folded bias")
-    return torch.cat([(c + OFFSET).reshape(o, 1), requant.to(torch.int64).reshape(o, 3)], 1).to(torch.int32)
+    rq = requant.to(torch.int64).reshape(o, 3)
+    s = rq[:, 1]
+    s2 = torch.where(s >= quant_ref.SPLIT_FROM, s - 15, s)
+    cols = [c + OFFSET, rq[:, 0], s, rq[:, 2], c, -rq[:, 2], s2, torch.ones_like(s2) << (s2 - 1)]
+    return torch.stack(cols, 1).to(torch.int32)
 
 
 def unpack_channels(channels, weight, x_zp):
@@ -93,7 +102,7 @@ def unpack_channels(channels, weight, x_zp):
     o = weight.shape[0]
     t = channels.to(torch.int64)
     bias = t[:, 0] - OFFSET + (128 + x_zp) * weight.to(torch.int64).reshape(o, -1).sum(1)
-    return bias.to(torch.int32), t[:, 1:].to(torch.int32)
+    return bias.to(torch.int32), t[:, 1:4].to(torch.int32)
 
 
 def packed_args(name, args):

@@ -102,7 +102,7 @@ def _conv(a: ptr8, b: ptr8, c: ptr8, xobj, wobj, oobj, pobj, gobj, padobj, accob
         _pad_planes(xobj, padobj, gobj, bg * cpg)
         for k in range(opg):
             oc = (bg % groups) * opg + k
-            pi = oc * 4
+            pi = oc * 8
             base = int(p[pi]) - 0x20000000 + bias
             for j in range(npx):
                 acc[j] = base

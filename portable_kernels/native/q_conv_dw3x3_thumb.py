@@ -95,7 +95,7 @@ def _dw_planes(xobj, wobj, oobj, tapobj, gobj, padobj, dobj, ctlobj, kern, rq, r
             kern(padobj, tapobj, dobj, ctlobj)
             rc[1] = rows * ow
             rc[3] = g[1] + plane * npx + r * ow
-            rc[5] = int(ptr8(pobj)) + c * 16  # noqa: F821 (the channel's table entry: rows() walks it)
+            rc[5] = int(ptr8(pobj)) + c * 32  # noqa: F821 (the channel's table entry)
             rq(dobj, zobj, oobj, rqobj)
             r += band
 

@@ -61,7 +61,7 @@ def _dw(x: ptr8, wt: ptr8, o: ptr8, p: ptr32, g: ptr32):  # noqa: F821 (viper ty
         c = plane % ch
         xb = g[0] + plane * hw
         wb0 = c * kp
-        pi = c * 4
+        pi = c * 8
         base = int(p[pi]) - 0x20000000
         m = int(p[pi + 1])
         s = int(p[pi + 2])
@@ -200,7 +200,7 @@ def _dw3x3(a: ptr8, b: ptr8, c: ptr8, xobj, wobj, oobj, pobj, gobj, padobj):  # 
         w6 = int(wt[t + 6]) - 128
         w7 = int(wt[t + 7]) - 128
         w8 = int(wt[t + 8]) - 128
-        pi = cc * 4
+        pi = cc * 8
         base = int(p[pi]) - 0x20000000
         m = int(p[pi + 1])
         s = int(p[pi + 2])

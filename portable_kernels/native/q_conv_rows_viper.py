@@ -149,13 +149,13 @@ def requant_row(o: ptr8, a: ptr32, sx: ptr32, pobj, gobj, accobj, sxobj, oobj, b
     ab = int(ptr32(accobj))  # noqa: F821
     sb = int(ptr32(sxobj))  # noqa: F821
     astep = 4 * opg
-    pi = gi * opg * 4
+    pi = gi * opg * 8
     for k in range(opg):  # channel outer: its constants stay in locals
         base = int(p[pi]) - 0x20000000
         m = int(p[pi + 1])
         s = int(p[pi + 2])
         lim = int(p[pi + 3])
-        pi += 4
+        pi += 8
         o = ptr8(ob + k * plane)  # noqa: F821
         a = ptr32(ab + 4 * k)  # noqa: F821
         sx = ptr32(sb)  # noqa: F821

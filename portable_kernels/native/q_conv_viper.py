@@ -41,7 +41,7 @@ _ACC_WORDS = const(512)
 def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     """(step, ctx) of a checked convolution (quantized/op_conv2d_packed.make)."""
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
-    params = channels.buffer  # (C + 2**29, M, s, L) per channel, in place
+    params = channels.buffer  # (C + 2**29, M, s, L, C, -L, s', R) per channel, in place
     wt = weight.buffer
     tail = [zx + 128, zo + 128, lo + 128, hi + 128]
     if cpg == 1 and opg == 1 and kh * kw > 1:
@@ -134,7 +134,7 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
     oh = g[16]
     cn = g[26]
     plane = oh * ow
-    table = int(ptr8(pobj))  # noqa: F821 (the channel table: 16 bytes per channel)
+    table = int(ptr8(pobj))  # noqa: F821 (the channel table: 32 bytes per channel)
     for b in range(n):
         for gi in range(groups):
             ctl[3] = gi * opg * kp
@@ -162,7 +162,7 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
                     dots(colobj, wtobj, accobj, ctlobj)
                     rc[0] = 4 * c
                     rc[4] = c
-                    rc[5] = table + oc * 16
+                    rc[5] = table + oc * 32
                     rc[3] = g[1] + (b * groups * opg + oc) * plane + oy * ow
                     rq(accobj, sxobj, oobj, rqobj)
                     j += c

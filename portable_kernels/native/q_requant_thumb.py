@@ -11,12 +11,9 @@ rows(acs, sxs, out, ctl): acs = int32 dots [pixel][channel], sxs = int32
 patch sums per pixel, out = the output tensor's buffer, ctl = int32:
   [0] acs stride (bytes), [1] pixels, [2] output channel stride, [3] row
   offset in out, [4] channels, [5] address of the group's first entry in
-  the channel table (host_tools/quantize/pack.py: int32 (C + 2**29, M, s, L)
-  per channel, read where it lies; the caller sets it), [6] zo, [7] lo,
-  [8] hi, [9..13] scratch, [14] 0x7FFF, [15] 0, [16..22] the current
-  channel's C, M, shift (s or s - 15), L, -L, rounding (2**(s-1) or
-  2**(s-16)), split flag, derived from its table entry when the channel
-  starts, [23] 0, [24] the next table entry.
+  the channel table (host_tools/quantize/pack.py: int32 (C + 2**29, M, s, L,
+  C, -L, s', R) per channel, read where it lies; the caller sets it), [6]
+  zo, [7] lo, [8] hi, [9..13] scratch, [14] 0x7FFF, [15] 0.
 The split / direct choice is made once per channel (two pixel loops).
 Writes only out and ctl's scratch; returns 0 (a small int: nothing allocates).
 """
@@ -28,8 +25,8 @@ import micropython
 
 
 def make_ctl(opg, ow, plane, zo, lo, hi):
-    """The ctl array of rows() (load time): 25 words, whatever the channel count."""
-    return array("i", [opg * 4, ow, plane, 0, opg, 0, zo, lo, hi, 0, 0, 0, 0, 0, 0x7FFF, 0] + [0] * 9)
+    """The ctl array of rows() (load time): 16 words, whatever the channel count."""
+    return array("i", [opg * 4, ow, plane, 0, opg, 0, zo, lo, hi, 0, 0, 0, 0, 0, 0x7FFF, 0])
 
 
 @micropython.asm_thumb
@@ -39,49 +36,19 @@ def rows(r0, r1, r2, r3):
     add(r2, r2, r4)
     str(r2, [r3, 48])  # output of the current channel
     str(r0, [r3, 44])  # dots of the current channel
-    ldr(r4, [r3, 20])
-    str(r4, [r3, 96])  # the next table entry
-    mov(r7, r3)
-    add(r7, 64)  # the current channel's derived entry
+    ldr(r7, [r3, 20])  # the channel's table entry (in flash: 8 words per channel)
     ldr(r4, [r3, 16])
     str(r4, [r3, 36])  # channels left
     label(CH)
-    ldr(r6, [r3, 96])
-    ldr(r4, [r6, 0])
-    mov(r5, 1)
-    lsl(r5, r5, 29)
-    sub(r4, r4, r5)
-    str(r4, [r7, 0])  # C
-    ldr(r4, [r6, 4])
-    str(r4, [r7, 4])  # M
-    ldr(r4, [r6, 12])
-    str(r4, [r7, 12])  # L
-    neg(r5, r4)
-    str(r5, [r7, 16])  # -L
-    ldr(r4, [r6, 8])  # s
-    add(r6, 16)
-    str(r6, [r3, 96])
-    mov(r5, 0)
-    cmp(r4, 22)  # requant.SPLIT_FROM
-    blt(DIRECT)
-    sub(r4, 15)
-    mov(r5, 1)
-    label(DIRECT)
-    str(r5, [r7, 24])  # split flag
-    str(r4, [r7, 8])  # shift
-    sub(r4, 1)
-    mov(r5, 1)
-    lsl(r5, r4)
-    str(r5, [r7, 20])  # rounding: 2**(shift - 1)
     ldr(r0, [r3, 44])
     ldr(r1, [r3, 52])
     ldr(r2, [r3, 48])
     ldr(r4, [r3, 4])
     str(r4, [r3, 40])  # pixels left (split loop)
     add(r6, r2, r4)  # end of the channel's output row (direct loop)
-    ldr(r5, [r7, 24])
-    cmp(r5, 0)
-    bne(SPX)
+    ldr(r5, [r7, 8])
+    cmp(r5, 22)  # s >= requant.SPLIT_FROM: the split multiply
+    bge(SPX)
     label(PX)  # s < SPLIT_FROM: acc * M in one multiply
     ldr(r4, [r0, 0])
     ldr(r5, [r3, 0])
@@ -90,23 +57,23 @@ def rows(r0, r1, r2, r3):
     add(r1, 4)
     lsl(r5, r5, 7)
     sub(r4, r4, r5)
-    ldr(r5, [r7, 0])
+    ldr(r5, [r7, 16])
     add(r4, r4, r5)  # acc = C + dot - 128 * sum
     ldr(r5, [r7, 12])
     cmp(r4, r5)
     ble(A)
     mov(r4, r5)
     label(A)
-    ldr(r5, [r7, 16])
+    ldr(r5, [r7, 20])
     cmp(r4, r5)
     bge(B)
     mov(r4, r5)
     label(B)
     ldr(r5, [r7, 4])
     mul(r4, r5)
-    ldr(r5, [r7, 20])
+    ldr(r5, [r7, 28])
     add(r4, r4, r5)
-    ldr(r5, [r7, 8])
+    ldr(r5, [r7, 24])
     asr(r4, r5)
     ldr(r5, [r3, 24])
     add(r4, r4, r5)
@@ -133,14 +100,14 @@ def rows(r0, r1, r2, r3):
     add(r1, 4)
     lsl(r5, r5, 7)
     sub(r4, r4, r5)
-    ldr(r5, [r7, 0])
+    ldr(r5, [r7, 16])
     add(r4, r4, r5)
     ldr(r5, [r7, 12])
     cmp(r4, r5)
     ble(SA)
     mov(r4, r5)
     label(SA)
-    ldr(r5, [r7, 16])
+    ldr(r5, [r7, 20])
     cmp(r4, r5)
     bge(SB)
     mov(r4, r5)
@@ -154,9 +121,9 @@ def rows(r0, r1, r2, r3):
     asr(r4, r4, 15)
     mul(r4, r5)
     add(r4, r4, r6)
-    ldr(r5, [r7, 20])
+    ldr(r5, [r7, 28])
     add(r4, r4, r5)
-    ldr(r5, [r7, 8])
+    ldr(r5, [r7, 24])
     asr(r4, r5)
     ldr(r5, [r3, 24])
     add(r4, r4, r5)
@@ -184,6 +151,7 @@ def rows(r0, r1, r2, r3):
     ldr(r5, [r3, 8])
     add(r2, r2, r5)
     str(r2, [r3, 48])
+    add(r7, 32)
     ldr(r5, [r3, 36])
     sub(r5, 1)
     str(r5, [r3, 36])

@@ -8,7 +8,7 @@ linear_packed (quantized/op_linear_packed.py).
 The constants are read where they lie (in flash when the program is): the
 weights as uint8 [O, kp] in the layout of host_tools/quantize/pack.py (w + 128,
 channel pairs interleaved 4 bytes at a time, rows padded to kp = K rounded
-up to 4) and a table of (C + 2**29, M, s, L) per channel, C = bias -
+up to 4) and a table of (C + 2**29, M, s, L, ...) per channel, C = bias -
 (128 + zx) * sum(w), so every step computes
     acc = C + sum(xb * wb) - 128 * sum(xb),   xb = x + 128 (padding zx + 128).
 
@@ -153,7 +153,7 @@ def _conv_ref(ctx):
                         for k in range(0, kp, 4):
                             d += col[k] * wd[wo] + col[k + 1] * wd[wo + 1] + col[k + 2] * wd[wo + 2] + col[k + 3] * wd[wo + 3]
                             wo += st
-                        e = 4 * oc
+                        e = 8 * oc
                         acc = d - (sx << 7) + (cd[e] - _OFF)
                         q = zo + requant(acc, cd[e + 1], cd[e + 2], cd[e + 3])
                         od[((b * oc_n + oc) * oh + oy) * ow + ox] = lo if q < lo else (hi if q > hi else q)

@@ -57,17 +57,27 @@ def zero_point(v, what):
 
 
 def channel_table(t, n, what):
-    """Check an int32 [n, 4] table of (C + 2**29, M, s, L) per output channel
-    (host_tools/quantize/pack.py; load time: the kernels read it in place)."""
+    """Check an int32 [n, 8] table of (C + 2**29, M, s, L, C, -L, s', R) per
+    output channel (host_tools/quantize/pack.py; load time: the kernels read
+    it in place, the Arm requantization the last four, the others the first
+    four, so they must agree)."""
     checks.is_tensor(t, what + " channels")
     checks.dtype_in(t, (dtypes.INT,), what + " channels")
-    if tuple(t.sizes) != (n, 4):
-        checks.fail("%s: channels must be int32[%d, 4] (folded bias, multiplier, shift, limit), got %s" % (what, n, checks.shape_str(t)))
+    if tuple(t.sizes) != (n, 8):
+        checks.fail(
+            "%s: channels must be int32[%d, 8] (folded bias, multiplier, shift, limit and their Arm forms), got %s"
+            % (what, n, checks.shape_str(t))
+        )
     d = t.data
     for c in range(n):
-        if not 0 <= d[4 * c] < 1 << 30:
-            checks.fail("%s channel %d: folded bias %d outside 0..2**30 (stored with a 2**29 offset)" % (what, c, d[4 * c]))
-        scalar_params(d[4 * c + 1], d[4 * c + 2], d[4 * c + 3], "%s channel %d" % (what, c))
+        e = 8 * c
+        if not 0 <= d[e] < 1 << 30:
+            checks.fail("%s channel %d: folded bias %d outside 0..2**30 (stored with a 2**29 offset)" % (what, c, d[e]))
+        m, s, lim = d[e + 1], d[e + 2], d[e + 3]
+        scalar_params(m, s, lim, "%s channel %d" % (what, c))
+        s2 = s - 15 if s >= SPLIT_FROM else s
+        if (d[e + 4], d[e + 5], d[e + 6], d[e + 7]) != (d[e] - (1 << 29), -lim, s2, 1 << (s2 - 1)):
+            checks.fail("%s channel %d: the Arm columns disagree with (bias, multiplier, shift, limit)" % (what, c))
 
 
 def channel_params(requant_t, n, what):

@@ -62,18 +62,22 @@ def packed(w, groups):
 
 
 def channel_table(w, b, rq, zx):
-    """int32 [O, 4] of (bias - (128 + zx) * sum(w) + 2**29, M, s, L): pack.channel_table."""
+    """int32 [O, 8] of (C + 2**29, M, s, L, C, -L, s', R), C = bias - (128 + zx) * sum(w):
+    pack.channel_table."""
     o = w.sizes[0]
     k = w.numel // o
-    t = Tensor(dtypes.INT, (o, 4))
-    t.bind(bytearray(16 * o), 0)
+    t = Tensor(dtypes.INT, (o, 8))
+    t.bind(bytearray(32 * o), 0)
     for oc in range(o):
         total = 0
         for i in range(k):
             total += w.data[oc * k + i]
-        t.data[4 * oc] = b.data[oc] - (128 + zx) * total + (1 << 29)
-        for i in range(3):
-            t.data[4 * oc + 1 + i] = rq.data[3 * oc + i]
+        c = b.data[oc] - (128 + zx) * total
+        m, s, lim = rq.data[3 * oc], rq.data[3 * oc + 1], rq.data[3 * oc + 2]
+        s2 = s - 15 if s >= 22 else s
+        row = (c + (1 << 29), m, s, lim, c, -lim, s2, 1 << (s2 - 1))
+        for i in range(8):
+            t.data[8 * oc + i] = row[i]
     return t
 
 
