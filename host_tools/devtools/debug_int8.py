@@ -13,29 +13,15 @@ round as PyTorch's simulated quantization does, within one step).
 
 import torch
 
-from host_tools.devtools.values import node_values, sqnr_db
+from host_tools.devtools.values import module_values, node_values, sqnr_db
 
 _MATCH = 0.9  # the share of values within one step that makes a match
-
-
-def _graph_values(gm, inputs):
-    values = {}
-
-    class Recorder(torch.fx.Interpreter):
-        def run_node(self, n):
-            out = super().run_node(n)
-            values[n.name] = out
-            return out
-
-    with torch.no_grad():
-        Recorder(gm).run(*inputs)
-    return values
 
 
 def activation_quantizers(converted, inputs):
     """[(quantize node value (int8), scale, zero point, float input node name)]
     of the converted graph's activation quantize nodes, in graph order."""
-    values = _graph_values(converted, inputs)
+    values = module_values(converted, inputs)
     out = []
     for n in converted.graph.nodes:
         if n.op != "call_function" or "quantize_per_tensor" not in str(n.target) or "dequantize" in str(n.target):

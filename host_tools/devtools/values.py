@@ -9,7 +9,11 @@ import torch
 
 def node_values(graph, inputs):
     """{node name: value} of every node of an ExportedProgram run on `inputs`."""
-    gm = graph.module()
+    return module_values(graph.module(), inputs)
+
+
+def module_values(gm, inputs):
+    """{node name: value} of every node of a GraphModule run on `inputs`."""
     values = {}
 
     class Recorder(torch.fx.Interpreter):
