@@ -275,7 +275,7 @@ def cmd_inspect(args):
 
     _check_program(args.pte, args.method, args.kernels)
     with open(args.pte, "rb") as f:
-        info = inspect(f.read(), args.method, load(args.kernels)[1])
+        info = inspect(f.read(), args.method, load(args.kernels)[1], target=args.target)
     if args.plot:
         try:
             plot(info, args.plot)
@@ -402,6 +402,11 @@ def _parser():
     i.add_argument("--steps", action="store_true", help="with --json: also live bytes per step and every planned tensor")
     i.add_argument("--plot", metavar="PNG", help="draw the plan (instruction step x offset); needs matplotlib")
     i.add_argument("--kernels", help="a .py file of the custom operators' kernels (KERNELS)")
+    i.add_argument(
+        "--target",
+        choices=("cortex-m3", "cortex-m7"),
+        help="also predict the runtime's own RAM on this board (imports, registry, qstr pools, the method's objects)",
+    )
     i.set_defaults(fn=cmd_inspect)
     d = sub.add_parser("demo", help="export the example CNN, run it on MicroPython, compare with PyTorch")
     d.add_argument("--targets", nargs="+", default=["unix"], choices=TARGETS)

@@ -7,8 +7,7 @@ instruction list, and loads the method on the host to predict the heap the
 device keeps.
 """
 
-from array import array
-
+from host_tools.analysis.mpy_sizes import UNIX
 from mpy_et import Program, dtypes
 from mpy_et import schema as S
 from mpy_et.flatbuf import FlatReader
@@ -16,8 +15,8 @@ from mpy_et.method import operator_names
 
 # MicroPython object sizes on the unix x64 port (64-bit words, 32-byte GC
 # blocks), used to predict the heap a loaded method keeps.
-_BLOCK = 32
-_WORD = 8
+_BLOCK = UNIX.block
+_WORD = UNIX.word
 # The Method object, its attribute table and fixed bookkeeping (calibrated on
 # the unix port against tests/test_inspect.py's programs).
 _METHOD_OVERHEAD = 448
@@ -158,35 +157,7 @@ def live_bytes(segments, n_steps):
 
 
 def _mpy_size(obj, seen, skip):
-    """Bytes MicroPython's heap holds for obj and what only it references."""
-    if id(obj) in seen or id(obj) in skip or obj is None or isinstance(obj, (bool, int, str, type)) or callable(obj):
-        return 0
-    seen.add(id(obj))
-    if isinstance(obj, float):
-        return _BLOCK
-    if isinstance(obj, tuple):
-        return _blocks(_WORD * (2 + len(obj))) + sum(_mpy_size(x, seen, skip) for x in obj)
-    if isinstance(obj, list):
-        # Index tables (ints) are built by appending: MicroPython doubles a
-        # list's capacity from 4 as it grows. Value lists are made at their size.
-        cap = len(obj)
-        if obj and all(type(x) is int for x in obj):
-            cap = 4
-            while cap < len(obj):
-                cap *= 2
-        return _blocks(_WORD * 4) + _blocks(_WORD * cap) + sum(_mpy_size(x, seen, skip) for x in obj)
-    if isinstance(obj, memoryview):
-        return _blocks(_WORD * 4)  # a typed view (uctypes array on MicroPython); its bytes live elsewhere
-    if isinstance(obj, (bytes, bytearray)):
-        return _blocks(_WORD * 4) + _blocks(len(obj))
-    if isinstance(obj, array):
-        return _blocks(_WORD * 4) + _blocks(obj.itemsize * len(obj))
-    if isinstance(obj, range):
-        return _blocks(_WORD * 4)
-    if hasattr(obj, "__dict__"):  # an instance: object plus its attribute table
-        d = vars(obj)
-        return _blocks(_WORD * 4) + _blocks(2 * _WORD * 7) + sum(_mpy_size(x, seen, skip) for x in d.values())
-    return _blocks(_WORD * 4)
+    return UNIX.size(obj, seen, skip)
 
 
 # The viper soft-float steps of the unix port (portable_kernels.util.emitters.WIDE,
@@ -274,6 +245,21 @@ def _fast_path_extra(calls):
     return extra + sum(_blocks(_WORD * 4) + _blocks(4 * w) for w in roles.values())
 
 
+def method_objects(m, layout, skip=()):
+    """Bytes a loaded method's objects hold (its planned buffers included) in `layout`."""
+    seen = set()
+    skip = set(skip)
+    total = sum(layout.blocks(layout.word * 4) + layout.blocks(len(b)) for b in m.buffers)
+    seen.update(id(b) for b in m.buffers)
+    for part in (m._steps, m._ctxs):  # preallocated at their final length
+        seen.add(id(part))
+        total += layout.blocks(layout.word * 4) + layout.blocks(layout.word * len(part)) + sum(layout.size(x, seen, skip) for x in part)
+    for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes, m._state):  # _state: mpy_et/state.py, if any
+        total += layout.size(part, seen, skip)
+    total += layout.blocks(layout.word * 4) + layout.blocks(2 * layout.word * len(m._op_names))
+    return total + sum(layout.blocks(len(n) + 17) for n in m._op_names)
+
+
 def predicted_load_heap(program, method="forward", kernels=None):
     """Heap a loaded method keeps on the unix port, arena included, predicted by
     loading it on the host and sizing the objects as MicroPython lays them out
@@ -284,19 +270,10 @@ def predicted_load_heap(program, method="forward", kernels=None):
     calls = []
     m = program.load_method(method, registry=_recording_registry(calls), kernels=kernels)
     skip = {id(program.buf), id(program), id(program.reader)}
-    seen = set()
-    total = sum(_blocks(_WORD * 4) + _blocks(len(b)) for b in m.buffers)
-    seen.update(id(b) for b in m.buffers)
-    for part in (m._steps, m._ctxs):  # preallocated at their final length
-        seen.add(id(part))
-        total += _blocks(_WORD * 4) + _blocks(_WORD * len(part)) + sum(_mpy_size(x, seen, skip) for x in part)
-    for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes, m._state):  # _state: mpy_et/state.py, if any
-        total += _mpy_size(part, seen, skip)
-    total += _blocks(_WORD * 4) + _blocks(2 * _WORD * len(m._op_names)) + sum(_blocks(len(n) + 17) for n in m._op_names)
-    return total + _METHOD_OVERHEAD + _fast_path_extra(calls)
+    return method_objects(m, UNIX, skip) + _METHOD_OVERHEAD + _fast_path_extra(calls)
 
 
-def inspect(data, method="forward", kernels=None):
+def inspect(data, method="forward", kernels=None, target=None):
     """A dict describing what a .pte needs on the device.
 
     Keys: planned_bytes, memory_ids (bytes per memory id 1..n),
@@ -306,7 +283,16 @@ def inspect(data, method="forward", kernels=None):
     arena included), steps (live bytes per step) and tensors (planned
     tensors with lifetime, memory id, offset and size, for plots).
     kernels: custom operators' kernels ({op: kernel}), if the program has any.
+    target: a board ("cortex-m3", "cortex-m7"): adds "board", the runtime's
+    own RAM predicted there (host_tools/analysis/board_ram.predict).
     """
+    board = None
+    if target is not None:
+        from host_tools.analysis.board_ram import predict
+
+        if kernels:
+            raise ValueError("inspect(target=...) does not size custom operators' kernels")
+        board = predict(data if isinstance(data, str) else bytes(data), target, method)
     program, tensors, instructions, io, arenas = read_plan(data, method)
     segments = lifetimes(tensors, instructions, io)
     live = live_bytes(segments, len(instructions))
@@ -326,6 +312,7 @@ def inspect(data, method="forward", kernels=None):
         "operators": sorted({op for op, _, _ in instructions}),
         "instructions": len(instructions),
         "predicted_load_heap_bytes": predicted_load_heap(program, method, kernels),
+        "board": board,
         "steps": live,
         "tensors": sorted(segments, key=lambda g: (g["mem_id"], g["start"], g["offset"])),
     }
@@ -350,6 +337,10 @@ def report(info):
         from host_tools.quantize import io as io_quant
 
         lines += io_quant.describe(info["io_quantization"])
+    if info.get("board"):
+        from host_tools.analysis.board_ram import describe
+
+        lines += describe(info["board"], info["planned_bytes"])
     return "\n".join(lines)
 
 
