@@ -38,7 +38,8 @@ def resolve(names, uses, registry=None, kernels=None):
 
     Args:
         names: operator names, e.g. ["aten::add.out", ...].
-        uses: dict name -> list of instruction indices (for the message).
+        uses: dict name -> list of instruction indices (for the message; a
+            last -1: more than listed).
         registry: dict name -> (module, function), default portable_kernels.
         kernels: dict name -> kernel function, found before the registry
             (custom operators, e.g. a user module's KERNELS).
@@ -55,7 +56,9 @@ def resolve(names, uses, registry=None, kernels=None):
             continue
         entry = registry.get(name)
         if entry is None:
-            missing.append("%s (instructions %s)" % (name, uses.get(name, [])))
+            at = uses.get(name, [])
+            shown = ", ".join(str(i) for i in at if i >= 0) + (", ..." if at and at[-1] < 0 else "")
+            missing.append("%s (instructions [%s])" % (name, shown))
             continue
         try:
             found[name] = _import(entry[0], entry[1])

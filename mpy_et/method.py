@@ -23,6 +23,7 @@ from mpy_et.port import heap_lock, heap_unlock, ticks_us
 from mpy_et.tensor import Tensor
 
 _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
+_USES_KEPT = 8  # instruction indices kept per operator for an OperatorMissing message
 
 
 class Method:
@@ -272,7 +273,8 @@ class Method:
         # loop in one frame: a helper called per instruction would put its
         # frame on the heap each time.
         uses = {}
-        last = array("i", bytes(4 * len(values)))  # 1 + the last instruction using each value
+        # 1 + the last instruction using each value: 16-bit where the instructions allow (half the bytes)
+        last = array("H", bytes(2 * len(values))) if n < 0xFFFF else array("i", bytes(4 * len(values)))
         n_ops = len(op_names)
         n_values = len(values)
         what = _INSTRUCTION  # the index goes into the message only on failure
@@ -317,8 +319,10 @@ class Method:
                     seen = uses.get(name)  # not setdefault(name, []): that builds a list per call
                     if seen is None:
                         uses[name] = [i]
-                    else:
+                    elif len(seen) < _USES_KEPT:  # enough for a message; -1: there are more
                         seen.append(i)
+                    elif seen[-1] != -1:
+                        seen[-1] = -1
                     for a in args:
                         last[a] = i + 1
                         if stream is not None and values[a] is _LAZY:
