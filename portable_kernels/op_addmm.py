@@ -6,7 +6,7 @@ beta == 0 ignores self entirely (NaN included), as torch does.
 
 from portable_kernels.op_mm import _FLOATS, check_mm, row_block, viper_step
 from portable_kernels.util import checks, loops, scratch
-from portable_kernels.util.loops import accumulate, accumulate_rows, release
+from portable_kernels.util.float_loops import accumulate, accumulate_rows, release
 
 
 def addmm_out(bias, a, b, beta, alpha, out):
@@ -63,7 +63,7 @@ def _addmm(ctx):
 
 
 def _addmm_rows(ctx):
-    """_addmm over blocks of `block` rows (loops.accumulate_rows)."""
+    """_addmm over blocks of `block` rows (float_loops.accumulate_rows)."""
     bias, sm, sn, beta, alpha, a, b, o, m, k, n, acc, bs, block = ctx
     oi = 0
     bi = 0

@@ -40,7 +40,7 @@ from mpy_et.tensor import addressable
 from portable_kernels.util import checks, conv_pointwise, conv_transposed, scratch
 from portable_kernels.util.conv_rows import conv_rows, fill_plane
 from portable_kernels.util.emitters import HAS_NATIVE, WIDE
-from portable_kernels.util.loops import release
+from portable_kernels.util.float_loops import release
 
 if WIDE:
     from array import array

@@ -1,8 +1,8 @@
 """aten::mm.out, and the checks and steps shared with bmm and addmm. Float only.
 
-A single row is summed into a list of Python floats by loops.accumulate;
+A single row is summed into a list of Python floats by float_loops.accumulate;
 more rows go in blocks of up to _BLOCK_ELEMENTS sums through
-loops.accumulate_rows, which boxes each element of the right operand once
+float_loops.accumulate_rows, which boxes each element of the right operand once
 per block rather than once per row (the same sums, bit for bit). The lists
 are shared scratch (portable_kernels/util/scratch.py). Allocation in the step:
 boxed floats only.
@@ -19,7 +19,7 @@ from mpy_et.port import const
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, scratch
 from portable_kernels.util.emitters import HAS_NATIVE, THUMB2, WIDE
-from portable_kernels.util.loops import accumulate, accumulate_rows, release
+from portable_kernels.util.float_loops import accumulate, accumulate_rows, release
 
 if HAS_NATIVE:
     from array import array
@@ -125,7 +125,7 @@ def _mm(ctx):
 
 
 def _mm_rows(ctx):
-    """_mm over blocks of `block` rows (loops.accumulate_rows)."""
+    """_mm over blocks of `block` rows (float_loops.accumulate_rows)."""
     a, b, o, batches, m, k, n, acc, bs, block = ctx
     ai = 0
     bi = 0

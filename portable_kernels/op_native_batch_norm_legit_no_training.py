@@ -14,7 +14,7 @@ boxed floats only.
 import math
 
 from mpy_et import dtypes
-from portable_kernels.util import checks, loops
+from portable_kernels.util import checks, float_loops, loops
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -72,5 +72,5 @@ def _batch_norm(ctx):
             for q in range(i, i + inner):
                 o[q] = x[q] * s + t
             i += inner
-    loops.release(scale)
-    loops.release(shift)
+    float_loops.release(scale)
+    float_loops.release(shift)

@@ -8,7 +8,7 @@ the step: boxed floats only.
 """
 
 from portable_kernels.util import checks, upsample
-from portable_kernels.util.loops import release
+from portable_kernels.util.float_loops import release
 
 
 def upsample_bilinear2d_out(x, output_size, align_corners, scales_h, scales_w, out):

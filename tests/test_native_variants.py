@@ -11,15 +11,16 @@ from host_tools.targets import run_code
 
 _PROBE = """
 import sys
-from portable_kernels.util import conv_pointwise, loops
+from portable_kernels.util import conv_pointwise, float_loops, loops
 from portable_kernels import op_convolution, op_mm
 native = "portable_kernels.util.conv_native" in sys.modules
 if native:
-    from portable_kernels.util import conv_native, loops_native
+    from portable_kernels.util import conv_native, float_loops_native, loops_native
     assert op_convolution._conv3x3 is conv_native._conv3x3
     assert op_convolution.conv_rows is conv_native.conv_rows
     assert conv_pointwise._pointwise is conv_native._pointwise
-    assert loops.accumulate is loops_native.accumulate and op_mm.accumulate is loops_native.accumulate
+    assert float_loops.accumulate is float_loops_native.accumulate and op_mm.accumulate is float_loops_native.accumulate
+    assert loops.copy_row is loops_native.copy_row
 print("NATIVE", native, "loops_native" in str(sys.modules.get("portable_kernels.util.loops_native")))
 """
 

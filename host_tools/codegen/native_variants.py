@@ -22,13 +22,18 @@ _KERNELS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.
 # module written -> (docstring, import lines, [(plain module, [function, ...]), ...])
 VARIANTS = {
     "util/loops_native.py": (
-        "loops.accumulate, loops.accumulate_rows, loops.copy_row and loops.release",
+        "loops.copy_row",
         [],
-        [("util/loops.py", ["release", "accumulate", "accumulate_rows", "copy_row"])],
+        [("util/loops.py", ["copy_row"])],
+    ),
+    "util/float_loops_native.py": (
+        "float_loops.accumulate, float_loops.accumulate_rows and float_loops.release",
+        [],
+        [("util/float_loops.py", ["release", "accumulate", "accumulate_rows"])],
     ),
     "util/conv_native.py": (
         "the convolution steps (op_convolution, conv_rows, conv_pointwise)",
-        ["from portable_kernels.util.loops import accumulate, release"],
+        ["from portable_kernels.util.float_loops import accumulate, release"],
         [
             ("util/conv_rows.py", ["fill_plane", "conv_rows"]),
             ("op_convolution.py", ["_conv3x3", "_conv"]),

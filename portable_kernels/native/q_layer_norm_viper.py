@@ -2,9 +2,10 @@
 with its pure-Python step: the same integers in the same order (row sums,
 the largest j, Newton's integer square root from 2**15, floor division,
 q_requant.requant's evaluation). Imported only where the port has a native
-emitter (q_requant.use_viper). Parameters sit in int32 arrays as
-non-negative values (ptr32 loads zero-extend on 64-bit ports). Does not
-allocate.
+emitter (q_requant.use_viper). The channel constants are read where they
+lie: (M, s, L) as non-negative int32 (ptr32 loads zero-extend on 64-bit
+ports), the signed (sign, bias) as 16-bit halves, the same on 32- and 64-bit
+words. Does not allocate.
 """
 
 from array import array
@@ -13,27 +14,20 @@ import micropython
 
 from mpy_et import noalloc
 
-_OFF = 1 << 29  # beta offsets are stored + 2**29
 
-
-def prepare(x, out, rows, n, zx, zo, et, signs, bias, ms, ss, ls):
-    p = array("i", [rows, n, zx + 128, zo + 128, x.offset, out.offset] + list(et))
-    cp = array("i", [0] * (5 * n))
-    for c in range(n):
-        cp[5 * c] = signs[c] + 1
-        cp[5 * c + 1] = bias[c] + _OFF
-        cp[5 * c + 2] = ms[c]
-        cp[5 * c + 3] = ss[c]
-        cp[5 * c + 4] = ls[c]
-    return _step, (x.buf, out.buf, p, cp)
+def prepare(x, out, rows, n, zx, zo, et, requant_t, offsets):
+    """(step, ctx); the channel constants (requant int32 [n, 3]: M, s, L;
+    offsets int32 [n, 2]: sign, bias) are read where they lie."""
+    p = array("i", [rows, n, zx + 128, zo + 128, x.offset, out.offset] + list(et) + [requant_t.offset, offsets.offset])
+    return _step, (x.buf, out.buf, p, requant_t.buf, offsets.buf)
 
 
 def _step(ctx):
-    _layer_norm(ctx[0], ctx[1], ctx[2], ctx[3])
+    _layer_norm(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4])
 
 
 @micropython.viper
-def _layer_norm(x: ptr8, o: ptr8, p: ptr32, cp: ptr32):  # noqa: F821 (viper types)
+def _layer_norm(x: ptr8, o: ptr8, p: ptr32, rqb: ptr8, ofb: ptr8):  # noqa: F821 (viper types)
     rows = int(p[0])
     n = int(p[1])
     zx = int(p[2]) - 128
@@ -41,6 +35,8 @@ def _layer_norm(x: ptr8, o: ptr8, p: ptr32, cp: ptr32):  # noqa: F821 (viper typ
     xi = int(p[4])
     oi = int(p[5])
     top = 0x3FFFFFFF
+    rq = ptr32(int(rqb) + int(p[22]))  # noqa: F821  (M, s, L) per channel: non-negative
+    of = ptr16(int(ofb) + int(p[23]))  # noqa: F821  (sign, bias) per channel as 16-bit halves (little-endian)
     for _row in range(rows):
         s1 = 0
         s2 = 0
@@ -61,15 +57,21 @@ def _layer_norm(x: ptr8, o: ptr8, p: ptr32, cp: ptr32):  # noqa: F821 (viper typ
                 if y >= r:
                     break
                 r = y
-        ci = 0
         for c in range(n):
             t = n * ((int(x[xi + c]) ^ 0x80) - 128 - zx) - s1
             u = ((t << j) << 11) // r
-            acc = (int(cp[ci]) - 1) * u + int(cp[ci + 1]) - 0x20000000
-            m = int(cp[ci + 2])
-            s = int(cp[ci + 3])
-            lim = int(cp[ci + 4])
-            ci += 5
+            # sign is 1 or -1 (its low half 1 or 0xFFFF); bias's high half is signed, |bias| < 2**29
+            hi = int(of[4 * c + 3])
+            if hi >= 0x8000:
+                hi -= 0x10000
+            acc = (hi << 16) + int(of[4 * c + 2])
+            if int(of[4 * c]) == 1:
+                acc += u
+            else:
+                acc -= u
+            m = int(rq[3 * c])
+            s = int(rq[3 * c + 1])
+            lim = int(rq[3 * c + 2])
             if acc > lim:
                 acc = lim
             elif acc < 0 - lim:

@@ -30,19 +30,16 @@ def layer_norm_out(x, requant_t, offsets, eps_table, x_zero_point, out_zero_poin
     n = x.sizes[-1]
     if not 1 <= n <= MAX_N:
         checks.fail("%s: normalized size %d outside 1..%d (sums would leave 30 bits)" % (what, n, MAX_N))
-    ms, ss, ls = channel_params(requant_t, n, what)
+    channel_params(requant_t, n, what)
     checks.is_tensor(offsets, what + " offsets")
     checks.dtype_in(offsets, (dtypes.INT,), what + " offsets")
     if tuple(offsets.sizes) != (n, 2):
         checks.fail("%s: offsets must be int32[%d, 2] (sign, bias per channel), got %s" % (what, n, checks.shape_str(offsets)))
     od = offsets.data
-    signs, bias = [], []
     for c in range(n):
         sg, b = od[2 * c], od[2 * c + 1]
         if sg not in (1, -1) or not -(1 << 29) < b < 1 << 29:
             checks.fail("%s: offsets[%d] = (%d, %d): sign must be 1 or -1 and |bias| < 2**29" % (what, c, sg, b))
-        signs.append(sg)
-        bias.append(b)
     checks.is_tensor(eps_table, what + " eps_table")
     checks.dtype_in(eps_table, (dtypes.INT,), what + " eps_table")
     if tuple(eps_table.sizes) != (16,):
@@ -58,12 +55,12 @@ def layer_norm_out(x, requant_t, offsets, eps_table, x_zero_point, out_zero_poin
     if q_requant.use_viper:
         from portable_kernels.native import q_layer_norm_viper
 
-        return q_layer_norm_viper.prepare(x, out, rows, n, zx, zo, et, signs, bias, ms, ss, ls)
-    return _step, (x.data, out.data, rows, n, zx, zo, et, signs, bias, ms, ss, ls)
+        return q_layer_norm_viper.prepare(x, out, rows, n, zx, zo, et, requant_t, offsets)
+    return _step, (x.data, out.data, rows, n, zx, zo, et, od, requant_t.data)
 
 
 def _step(ctx):
-    xd, od, rows, n, zx, zo, et, signs, bias, ms, ss, ls = ctx
+    xd, od, rows, n, zx, zo, et, off, rq = ctx  # off, rq: the constants, read where they lie
     base = 0
     for _ in range(rows):
         s1 = 0
@@ -87,7 +84,7 @@ def _step(ctx):
                 r = y
         for c in range(n):
             u = (((n * (xd[base + c] - zx) - s1) << j) << F) // r
-            q = zo + requant(signs[c] * u + bias[c], ms[c], ss[c], ls[c])
+            q = zo + requant(off[2 * c] * u + off[2 * c + 1], rq[3 * c], rq[3 * c + 1], rq[3 * c + 2])
             od[base + c] = -128 if q < -128 else (127 if q > 127 else q)
         base += n
 

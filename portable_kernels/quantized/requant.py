@@ -81,7 +81,8 @@ def channel_table(t, n, what):
 
 
 def channel_params(requant_t, n, what):
-    """Lists (M, s, L) per channel from an int32 [n, 3] tensor (load time)."""
+    """Check an int32 [n, 3] tensor of (M, s, L) per channel (load time); the
+    steps read it where it lies."""
     checks.is_tensor(requant_t, what + " requant")
     checks.dtype_in(requant_t, (dtypes.INT,), what + " requant")
     if tuple(requant_t.sizes) != (n, 3):
@@ -89,10 +90,5 @@ def channel_params(requant_t, n, what):
             "%s: requant must be int32[%d, 3] (multiplier, shift, limit per channel), got %s" % (what, n, checks.shape_str(requant_t))
         )
     d = requant_t.data
-    ms, ss, ls = [], [], []
     for c in range(n):
         scalar_params(d[3 * c], d[3 * c + 1], d[3 * c + 2], "%s channel %d" % (what, c))
-        ms.append(d[3 * c])
-        ss.append(d[3 * c + 1])
-        ls.append(d[3 * c + 2])
-    return ms, ss, ls

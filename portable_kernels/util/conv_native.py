@@ -8,7 +8,7 @@ Imported only where portable_kernels.util.emitters.HAS_NATIVE (a SyntaxError els
 
 import micropython
 
-from portable_kernels.util.loops import accumulate, release
+from portable_kernels.util.float_loops import accumulate, release
 
 
 # from util/conv_rows.py

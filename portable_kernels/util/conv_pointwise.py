@@ -1,7 +1,7 @@
 """1x1 convolution, stride 1, no padding (aten::convolution.out): a matrix
 product per group. The input is read in tiles of pixels: a tile of every
 input channel of the group is copied once into a list of Python floats,
-then each output channel of the group sums over it (loops.accumulate), so
+then each output channel of the group sums over it (float_loops.accumulate), so
 an input element is boxed once per tile rather than once per output
 channel (MobileNet's pointwise layers read it 32-256 times). Tiles hold
 about _TILE_ELEMENTS elements whatever the channel count, so the lists stay
@@ -11,7 +11,7 @@ small on a microcontroller. Allocation in the step: boxed floats only.
 from mpy_et.port import const
 from portable_kernels.util import scratch
 from portable_kernels.util.emitters import HAS_NATIVE
-from portable_kernels.util.loops import accumulate, release
+from portable_kernels.util.float_loops import accumulate, release
 
 _TILE_ELEMENTS = const(1024)
 

@@ -8,7 +8,7 @@ output). Same plane geometry, padding copy and passes of output channels
 as op_convolution's 3x3 step. Allocation in the step: boxed floats only.
 """
 
-from portable_kernels.util.loops import release
+from portable_kernels.util.float_loops import release
 
 
 def fill_plane(x, xi, plane, p, h, w, wp):

@@ -12,7 +12,7 @@ read once per tap: copying it boxes each float once). Allocation in the step: bo
 """
 
 from portable_kernels.util import checks
-from portable_kernels.util.loops import release
+from portable_kernels.util.float_loops import release
 
 
 def prepare(x, weight, bias, geometry, output_padding, groups, out, what):

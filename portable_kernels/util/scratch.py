@@ -2,7 +2,7 @@
 word buffers and the int8 convolutions' row buffers.
 
 Steps run one at a time, and every step that borrows a scratch list leaves it
-all 0.0 when it ends (loops.release), so one list per role serves all of them:
+all 0.0 when it ends (float_loops.release), so one list per role serves all of them:
 a model keeps the scratch of its largest layer instead of the sum over its
 layers (MobileNetV1 0.25 on the unix port: the heap kept at load, arena included,
 goes from 541 KB to 351 KB).
