@@ -4,7 +4,7 @@ checking a program on the host and running one with target errors as
 CliError. Below both, so neither imports the other for it."""
 
 import os
-import runpy
+import sys
 
 from host_tools.errors import CliError
 
@@ -27,7 +27,7 @@ def load_model_namespace(path):
     also define `methods` (export's methods=) and `calls` (see run_calls)."""
     existing(path, "model file")
     try:
-        ns = runpy.run_path(path)
+        ns = _run_model_file(path)
     except Exception as e:
         raise CliError("model file %s failed to run: %s: %s" % (path, type(e).__name__, e)) from e
     missing = [name for name in ("model", "example_inputs") if name not in ns]
@@ -35,6 +35,24 @@ def load_model_namespace(path):
         raise CliError("%s must define %s (an nn.Module and a tuple of example tensors)" % (path, " and ".join(missing)))
     inputs = ns["example_inputs"]
     return ns["model"], tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,), ns
+
+
+def _run_model_file(path):
+    """The model file's globals, run as a module registered in sys.modules
+    (torch.export's tracing of torch.cond looks branch functions up by module)."""
+    import importlib.util
+    import re
+
+    name = "_mpy_et_model_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return vars(module)
 
 
 def reference_path(pte_path):

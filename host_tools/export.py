@@ -184,6 +184,8 @@ def _restore(buffers, before, ep):
 def _node_names(ir, ins):
     """Graph node names of the tensors an instruction writes (its return slot:
     the out tensor, or the list of them)."""
+    if ins.kind != "KernelCall":
+        return []
     v = ir.values[ins.args[-1]]
     if v.kind == "Tensor":
         return [v.payload.name]

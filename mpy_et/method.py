@@ -18,7 +18,7 @@ from mpy_et.errors import (
 )
 from mpy_et.flatbuf import FlatReader
 from mpy_et.kernels import resolve
-from mpy_et.noalloc import all_marked
+from mpy_et.noalloc import all_marked, mark
 from mpy_et.port import heap_lock, heap_unlock, ticks_us
 from mpy_et.tensor import Tensor
 
@@ -42,6 +42,7 @@ class Method:
         self.stream_scratch_bytes = 0
         self._making = -1  # the value index _tensor is making (streamed constants)
         self._state = None  # mpy_et.state.State: mutable buffers, if any
+        self._jumps = False  # control flow (JumpFalseCall): execute() follows the steps' jumps
         values = self._values(r, plan, w)
         self._inputs = self._io(r, plan, S.EXECUTION_PLAN_INPUTS, values, w + " inputs")
         self._outputs = self._io(r, plan, S.EXECUTION_PLAN_OUTPUTS, values, w + " outputs")
@@ -284,6 +285,8 @@ class Method:
         # anything else: growing them, or making them after pass 0's lists,
         # needs contiguous blocks that a fragmented small heap may not have.
         steps, ctxs, no_step = [None] * n, [None] * n, []
+        at = None  # control flow: the step index each instruction starts at (jump destinations)
+        jumps = []  # steps of JumpFalseCall instructions, their destinations fixed at the end
         j = 0
         for phase in (0, 1):
             if phase:
@@ -291,7 +294,11 @@ class Method:
                 uses = None  # one index per instruction: free it before pass 1 makes the steps
                 if stream is not None:
                     self.stream_scratch_bytes = stream.layout(w)
+                if self._jumps:
+                    at = array("i", bytes(4 * (n + 1)))
             for i in range(n):
+                if at is not None:
+                    at[i] = j
                 try:
                     ins = r.table_at(si, i, what)
                     tag = r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, what)
@@ -300,8 +307,14 @@ class Method:
                         continue  # storage is planned ahead of time: nothing to free
                     if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL:
                         raise MpyEtError(NOT_SUPPORTED, "%s: delegate calls are not supported" % what)
-                    if tag in (S.INSTRUCTION_ARGUMENTS_MOVE_CALL, S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL):
-                        raise MpyEtError(NOT_SUPPORTED, "%s: control flow (move/jump) is not supported" % what)
+                    if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL or tag == S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL:
+                        if not pos:
+                            r.fail(what, "empty control-flow instruction")
+                        if phase:
+                            j = self._control_step(r, pos, tag, i, n, values, steps, ctxs, no_step, jumps, j)
+                        else:
+                            self._control_uses(r, pos, tag, i, n, n_values, last)
+                        continue
                     if tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL or not pos:
                         r.fail(what, "unknown or empty instruction (type tag %d)" % tag)
                     op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, what)
@@ -355,9 +368,73 @@ class Method:
                         step = stream.wrap(self.program.file, reads, step)
                     steps[j], ctxs[j] = step
                     j += 1
+        if at is not None:  # each jump's destination instruction -> the step it starts at
+            at[n] = j
+            for k in jumps:
+                ctxs[k] = (ctxs[k][0], at[ctxs[k][1]])
         del steps[j:], ctxs[j:]  # calls that needed no step (shrinks in place)
         self._ctxs = ctxs
         return steps, no_step
+
+    def _control_uses(self, r, pos, tag, i, n, n_values, last):
+        """Pass 0 of a MoveCall / JumpFalseCall: check it, note the values it reads."""
+        what = _INSTRUCTION
+        if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL:
+            refs = (
+                r.scalar(pos, S.MOVE_CALL_MOVE_FROM, FlatReader.i32, 0, what),
+                r.scalar(pos, S.MOVE_CALL_MOVE_TO, FlatReader.i32, 0, what),
+            )
+        else:
+            refs = (r.scalar(pos, S.JUMP_FALSE_CALL_COND_VALUE_INDEX, FlatReader.i32, 0, what),)
+            dest = r.scalar(pos, S.JUMP_FALSE_CALL_DESTINATION_INSTRUCTION, FlatReader.i32, 0, what)
+            if dest <= i or dest > n:  # backward jumps (loops) could run forever
+                raise MpyEtError(
+                    NOT_SUPPORTED,
+                    "%s: jump to instruction %d; only forward jumps within the %d instructions are supported" % (what, dest, n),
+                )
+            self._jumps = True
+        for a in refs:
+            if a < 0 or a >= n_values:
+                r.fail(what, "control flow refers to values[%d]; there are %d values" % (a, n_values))
+            last[a] = i + 1
+
+    def _control_step(self, r, pos, tag, i, n, values, steps, ctxs, no_step, jumps, j):
+        """Pass 1 of a MoveCall (a step copying a tensor's bytes into another
+        planned tensor: the branch's result into the cond's output) or a
+        JumpFalseCall (a step returning the step to continue at, or None).
+        Returns the next step index."""
+        what = "instruction %d" % i
+        if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL:
+            src = self._value(values, r.scalar(pos, S.MOVE_CALL_MOVE_FROM, FlatReader.i32, 0, what))
+            dst = self._value(values, r.scalar(pos, S.MOVE_CALL_MOVE_TO, FlatReader.i32, 0, what))
+            if not isinstance(src, Tensor) or not isinstance(dst, Tensor):
+                raise MpyEtError(
+                    NOT_SUPPORTED,
+                    "%s: MoveCall of a %s into a %s; only tensors are supported" % (what, type(src).__name__, type(dst).__name__),
+                )
+            if src.dtype != dst.dtype or src.nbytes != dst.nbytes or dst.data is None or src.data is None:
+                raise MpyEtError(INVALID_PROGRAM, "%s: MoveCall between tensors of different dtype or size, or without storage" % what)
+            if src.nbytes:
+                steps[j], ctxs[j] = _move, (dst.buffer, src.buffer)
+                return j + 1
+            no_step.append(i)
+            return j
+        cond = self._value(values, r.scalar(pos, S.JUMP_FALSE_CALL_COND_VALUE_INDEX, FlatReader.i32, 0, what))
+        dest = r.scalar(pos, S.JUMP_FALSE_CALL_DESTINATION_INSTRUCTION, FlatReader.i32, 0, what)
+        if isinstance(cond, Tensor):
+            if cond.data is None or cond.numel != 1:
+                raise MpyEtError(INVALID_PROGRAM, "%s: JumpFalseCall's condition must be a one-element tensor" % what)
+            view = cond.data
+        elif cond is True or cond is False:
+            if cond:
+                no_step.append(i)  # never jumps
+                return j
+            view = None  # always jumps
+        else:
+            raise MpyEtError(INVALID_PROGRAM, "%s: JumpFalseCall's condition is a %s, not a bool or a tensor" % (what, type(cond).__name__))
+        steps[j], ctxs[j] = _jump_false, (view, dest)
+        jumps.append(j)
+        return j + 1
 
     def _note_constant(self, stream, i, step):
         """Streaming: if values[i] is a constant tensor, note its file bytes and use."""
@@ -446,7 +523,12 @@ class Method:
         out = []
         for i in range(n):
             ins = r.table_at(si, i, "instruction")
-            if r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, "instruction") != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL:
+            tag = r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, "instruction")
+            if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL or tag == S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL:
+                if i not in self._no_step:
+                    out.append((i, "MoveCall" if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL else "JumpFalseCall"))
+                continue
+            if tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL:
                 continue
             if i not in self._no_step:
                 op = r.scalar(r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call"), S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, "op")
@@ -459,6 +541,8 @@ class Method:
         allocated here, so recording allocates nothing; with capture=True
         also the debug buffer of every step's outputs). None stops recording."""
         if tracer is not None:
+            if self._jumps:
+                raise MpyEtError(NOT_SUPPORTED, "%s: the event tracer does not follow control flow (jumps) yet" % self.name)
             tracer.bind(self)
         self._tracer = tracer
 
@@ -483,7 +567,30 @@ class Method:
             return
         if self.lock_heap:
             heap_lock()  # before _run: its frame goes on the C stack too; _run unlocks
-        self._run()
+        if self._jumps:
+            self._run_jumps()
+        else:
+            self._run()
+
+    def _run_jumps(self):
+        """_run for a method with control flow: a JumpFalseCall's step returns
+        the step to continue at (forward only, checked at load)."""
+        i = 0
+        steps, ctxs = self._steps, self._ctxs
+        n = len(steps)
+        locked = self.lock_heap
+        try:
+            try:
+                while i < n:
+                    k = steps[i](ctxs[i])
+                    i = i + 1 if k is None else k
+            finally:
+                if locked:
+                    heap_unlock()
+        except MpyEtError:
+            raise
+        except Exception as e:
+            raise self._failure(e, i, locked)
 
     def _run(self):
         i = 0
@@ -542,6 +649,24 @@ class Method:
                 "allocation-free (mpy_et/noalloc.py) but is not; set lock_heap = False to run it anyway" % (k, name),
             )
         return MpyEtError(INTERNAL, "instruction %d (%s) failed: %s: %s" % (k, name, type(e).__name__, e))
+
+
+def _move(ctx):
+    """Step of a MoveCall: the source tensor's bytes into the destination's (no allocation)."""
+    ctx[0][:] = ctx[1]
+
+
+def _jump_false(ctx):
+    """Step of a JumpFalseCall: the step to continue at when the condition is
+    false (None: the next one). Returns small ints only: no allocation."""
+    v = ctx[0]
+    if v is not None and v[0]:
+        return None
+    return ctx[1]
+
+
+mark(_move)
+mark(_jump_false)
 
 
 def _stream_plan():

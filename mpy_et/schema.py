@@ -60,6 +60,14 @@ OPERATOR_OVERLOAD = const(6)
 KERNEL_CALL_OP_INDEX = const(4)
 KERNEL_CALL_ARGS = const(6)
 
+# table MoveCall
+MOVE_CALL_MOVE_FROM = const(4)
+MOVE_CALL_MOVE_TO = const(6)
+
+# table JumpFalseCall
+JUMP_FALSE_CALL_COND_VALUE_INDEX = const(4)
+JUMP_FALSE_CALL_DESTINATION_INSTRUCTION = const(6)
+
 # table Instruction
 INSTRUCTION_INSTR_ARGS_TYPE = const(4)
 INSTRUCTION_INSTR_ARGS = const(6)

@@ -140,3 +140,11 @@ def test_stateful_and_multi_method_examples_export_then_run(tmp_path, capsys, ex
     out = capsys.readouterr().out
     calls = 6 if example == "streaming" else 5
     assert "MATCH over %d calls" % calls in out and "call %d " % (calls - 1) in out, out
+
+
+def test_cond_example_exports_then_runs(tmp_path, capsys):
+    """host_tools/examples/gate.py (torch.cond): `mpy-et export`, then `mpy-et run` against PyTorch."""
+    pte = str(tmp_path / "gate.pte")
+    assert cli.main(["export", os.path.join(cli._EXAMPLES, "gate.py"), "-o", pte]) == 0
+    assert cli.main(["run", pte, "--target", "unix"]) == 0
+    assert "MATCH" in capsys.readouterr().out

@@ -63,9 +63,17 @@ def read_plan(data, method="forward"):
         si, ni = r.vector(chain, S.CHAIN_INSTRUCTIONS, 4, "instructions")
         for i in range(ni):
             ins = r.table_at(si, i, "instruction")
-            if r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, "tag") != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL:
-                continue
+            tag = r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, "tag")
             pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call")
+            if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL:  # torch.cond: a branch's result into the cond's output
+                a, b = (r.scalar(pos, slot, FlatReader.i32, 0, "move") for slot in (S.MOVE_CALL_MOVE_FROM, S.MOVE_CALL_MOVE_TO))
+                instructions.append(("MoveCall", [a, b], [b]))
+                continue
+            if tag == S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL:
+                instructions.append(("JumpFalseCall", [r.scalar(pos, S.JUMP_FALSE_CALL_COND_VALUE_INDEX, FlatReader.i32, 0, "jump")], []))
+                continue
+            if tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL:
+                continue
             op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, "op")
             sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, "args")
             raw = r.ints(sa, na, "i")
@@ -309,7 +317,7 @@ def inspect(data, method="forward", kernels=None, target=None):
         "plan_efficiency": planned / bound if bound else 1.0,
         "constant_bytes": program.constant_size,
         "program_bytes": len(data) if not isinstance(data, str) else None,
-        "operators": sorted({op for op, _, _ in instructions}),
+        "operators": sorted({op for op, _, _ in instructions if "::" in op}),  # not MoveCall, JumpFalseCall
         "instructions": len(instructions),
         "predicted_load_heap_bytes": predicted_load_heap(program, method, kernels),
         "board": board,

@@ -69,9 +69,11 @@ class Value:
 
 @dataclass
 class Instruction:
-    op: str  # "aten::convolution.out"
-    args: list  # value indices, outputs last
+    op: str  # "aten::convolution.out" ("" for control flow)
+    args: list  # value indices, outputs last; MoveCall: [from, to]; JumpFalseCall: [condition]
     source: str = ""  # "model.py:12 in forward: x = self.conv(x)"
+    kind: str = "KernelCall"  # or "MoveCall", "JumpFalseCall" (torch.cond: host_tools/lowering/cond.py)
+    jump: int = 0  # JumpFalseCall: the instruction to continue at when the condition is false
 
 
 @dataclass

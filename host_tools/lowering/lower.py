@@ -12,13 +12,12 @@ Passes, in graph order:
 """
 
 import operator
-import os
-import re
 
 import torch
 
-from host_tools.lowering import state
+from host_tools.lowering import cond, state
 from host_tools.lowering.ir import SCALAR_TYPES, Instruction, ProgramIR, TensorValue, tensor_bytes
+from host_tools.lowering.nodes import Ref, UnsupportedOps, module_of, source_of, where  # noqa: F401  (re-exported)
 from mpy_et.dtypes import INFO as RUNTIME_DTYPES
 
 _aten = torch.ops.aten
@@ -64,41 +63,6 @@ SCALAR_OVERLOADS = {
     _aten.div.Tensor_mode: _aten.div.Scalar_mode,
 }
 
-_TORCH_DIR = os.path.dirname(torch.__file__)
-_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)')
-
-
-class UnsupportedOps(Exception):
-    """The model uses operators the runtime has no kernel for."""
-
-
-def source_of(node):
-    """'file.py:12 in forward: code' for the user's line that created node."""
-    frames = _FRAME.findall(node.meta.get("stack_trace") or "")
-    user = [f for f in frames if not f[0].startswith(_TORCH_DIR)] or frames
-    if not user:
-        return "<unknown source> (node %s)" % node.name
-    path, line, func, code = user[-1]
-    return "%s:%s in %s: %s" % (path, line, func, code.strip())
-
-
-def module_of(node):
-    """'features.1 (BatchNorm2d)': the innermost nn.Module that created node
-    (from torch.export's nn_module_stack), or '' at the top level."""
-    stack = node.meta.get("nn_module_stack") or {}
-    for path, cls in reversed(list(stack.values())):
-        if path:
-            name = cls.__name__ if isinstance(cls, type) else str(cls).rsplit(".", 1)[-1].rstrip("'>")
-            return "%s (%s)" % (path, name)
-    return ""
-
-
-def where(node):
-    """Where a node comes from, for messages: module path and class, and the user's line."""
-    module = module_of(node)
-    return "%s, %s" % (module, source_of(node)) if module else source_of(node)
-
-
 # Tensor options of factory-style ops: an out variant takes them from its out tensor.
 _TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
 
@@ -142,15 +106,6 @@ def op_name(overload):
     return "%s.%s" % (s.name, s.overload_name) if s.overload_name else s.name
 
 
-class Ref:
-    """A runtime tensor of the program being built: its value index."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, index):
-        self.index = index
-
-
 class Lowering:
     def __init__(self, ep, supported, shared_state=()):
         self.ep = ep
@@ -188,6 +143,8 @@ class Lowering:
                     self._call(node)
                 except UnsupportedOps as e:  # e.g. a float16 tensor: say where it comes from
                     raise UnsupportedOps("%s\n  in %s" % (e, where(node))) from e
+            elif node.op == "get_attr":  # a torch.cond branch (a GraphModule)
+                self.env[node] = getattr(self.ep.graph_module, node.target)
             elif node.op == "output":
                 self._outputs(node)
         if self.unsupported:
@@ -257,6 +214,9 @@ class Lowering:
             self.env[node] = args[0][args[1]]
             return
         if target in ASSERT_OPS:
+            return
+        if target is cond.COND:
+            self.env[node] = cond.lower_cond(self, node, args)
             return
         if not isinstance(target, torch._ops.OpOverload):
             self.unsupported.append((str(target), where(node)))

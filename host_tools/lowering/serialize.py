@@ -131,6 +131,13 @@ def _plan(method_name, ir, buffer_idx):
     op_index = {}
     instructions = []
     for ins in ir.instructions:
+        if ins.kind == "MoveCall":
+            instructions.append({"instr_args": ("MoveCall", {"move_from": ins.args[0], "move_to": ins.args[1]})})
+            continue
+        if ins.kind == "JumpFalseCall":
+            jump = {"cond_value_index": ins.args[0], "destination_instruction": ins.jump}
+            instructions.append({"instr_args": ("JumpFalseCall", jump)})
+            continue
         if ins.op not in op_index:
             op_index[ins.op] = len(operators)
             name, _, overload = ins.op.partition(".")
