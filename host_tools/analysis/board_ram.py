@@ -256,6 +256,7 @@ def _parse(out, target):
     last = None
     free = None
     loaded = []
+    unavailable = []
     for line in lines:
         m = _QI.match(line)
         if m:
@@ -276,6 +277,8 @@ def _parse(out, target):
                 baseline_names.append(line[2:-1])
         elif line.startswith("MPY_ET_FREE "):
             free = int(line.split()[1])
+        elif line.startswith("MPY_ET_IMPORT_FAILED "):  # e.g. a backend needing ulab, a module for another arch
+            unavailable.append(line.split()[1])
         elif line.startswith("MPY_ET_LOADED"):
             loaded = line.split()[1:]
         elif line.startswith("MPY_ET_IMPORT "):
@@ -293,6 +296,7 @@ def _parse(out, target):
         "baseline": {"pools": baseline[0], "names": baseline[1], "pool_bytes": baseline[2], "heap_free": free},
         "baseline_names": sorted(baseline_names),
         "baseline_modules": loaded,
+        "unavailable": unavailable,
         "final_names": final_names,
         "modules": modules,
     }
