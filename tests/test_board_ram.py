@@ -33,7 +33,6 @@ def test_the_table_holds_every_device_module(target):
         if not m.endswith("__init__")
         and pkg + "." + m not in table["modules"]
         and pkg + "." + m not in table["baseline_modules"] + table.get("unavailable", [])
-        if table["march"] == "armv7emdp" or not m.endswith(("_dsp_thumb", "_fpu_thumb"))
     ]
     assert not missing, "remeasure: python -m host_tools.analysis.board_ram %s" % target
     assert table["pools"] and table["baseline"]["heap_free"] > 100_000
