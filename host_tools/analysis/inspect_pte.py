@@ -111,8 +111,8 @@ def lifetimes(tensors, instructions, io):
         for a in args:
             if a not in outs:
                 note(a, step, False)
-        for o in outs:
-            note(o, step, True)
+        for o in outs:  # an out also passed as an input (a band written in place, patch.py) is updated, not rewritten
+            note(o, step, args.count(o) <= 2)
     for o in io["outputs"]:
         note(o, n, False)
     segments = []
