@@ -18,9 +18,10 @@ and each band computes exactly the values (and, for a convolution, the
 same terms in the same order) the whole op computes for those rows, so
 outputs are the unpatched program's, bit for bit.
 
-patch() chooses the stage and the number of bands: the smallest planned
-peak (lifetimes.lower_bound, which the planner reaches on these graphs)
-whose extra MACs stay within a budget.
+patch() chooses the stage and the number of bands: the least RAM, counted
+as the planned peak (lifetimes.lower_bound, which the planner reaches on
+these graphs) plus an estimate of the heap each added instruction keeps
+once loaded, among the choices whose extra MACs stay within a budget.
 """
 
 import dataclasses
@@ -30,6 +31,12 @@ from host_tools.planning import patch_ops
 from host_tools.planning.lifetimes import buffers, lower_bound
 
 DEFAULT_MAX_EXTRA_MACS = 0.25  # of the program's MACs
+# Heap a loaded instruction keeps (its kernel's load-time context: index
+# tables, views, row buffers). Each band adds instructions, so a patch also
+# costs RAM beyond the arena: on the cortex-m3 board 0.5 to 1.1 KB per added
+# instruction (benchmarks/bench_patch.py: lenet5, resnet8, mobilenet_v2_block
+# int8). patch() weighs every added instruction at this estimate.
+DEFAULT_INSTRUCTION_BYTES = 768
 _BAND_COUNTS = (2, 3, 4, 6, 8, 12, 16, 24)
 
 
@@ -171,7 +178,11 @@ def candidates(ir, start=None, stop=None, tiles=None):
         start = next((i for i, ins in enumerate(ir.instructions) if (patch_ops.row_op(ir, ins) or patch_ops.RowOp([])).window), None)
         if start is None:
             return
-    ends = range(start, len(ir.instructions)) if stop is None else [stop]
+    n = len(ir.instructions)
+    for what, v in (("start", start), ("stop", stop)):
+        if v is not None and not (isinstance(v, int) and 0 <= v < n):
+            raise PatchError("patch: %s must be an instruction index below %d, got %r" % (what, n, v))
+    ends = range(start, n) if stop is None else [stop] if stop >= start else []
     for last in ends:
         ops = stage_ops(ir, start, last, uses)
         if ops is None:
@@ -181,6 +192,8 @@ def candidates(ir, start=None, stop=None, tiles=None):
         rows = ir.tensor(ir.instructions[last].args[-1]).sizes[2]
         for count in [tiles] if tiles else [n for n in _BAND_COUNTS if n <= rows]:
             if count > rows:
+                if stop is None:
+                    continue
                 raise PatchError("patch: %d bands for a stage output of %d rows" % (count, rows))
             yield start, last, ops, bands_of(rows, count)
 
@@ -193,7 +206,9 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
         options: True (choose everything), or a dict with any of "tiles"
             (number of bands), "start" / "stop" (instruction indices of the
             stage's first and last instruction), "max_extra_macs" (extra
-            MACs allowed, a fraction of the program's; default 0.25).
+            MACs allowed, a fraction of the program's; default 0.25),
+            "instruction_bytes" (heap counted per added instruction;
+            default DEFAULT_INSTRUCTION_BYTES; 0: the smallest arena).
         alignment, preserve_inputs: as the memory planner's.
     Returns:
         (ProgramIR, info): the patched program (or ir when no stage lowers
@@ -201,10 +216,12 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
         the stage's instructions (op and output name), bands.
     """
     opts = {} if options is True else dict(options)
-    unknown = set(opts) - {"tiles", "start", "stop", "max_extra_macs"}
+    known = ("tiles", "start", "stop", "max_extra_macs", "instruction_bytes")
+    unknown = set(opts) - set(known)
     if unknown:
-        raise PatchError("patch: unknown option(s) %s (tiles, start, stop, max_extra_macs)" % sorted(unknown))
+        raise PatchError("patch: unknown option(s) %s (%s)" % (sorted(unknown), ", ".join(known)))
     budget = opts.get("max_extra_macs", DEFAULT_MAX_EXTRA_MACS)
+    per_instruction = opts.get("instruction_bytes", DEFAULT_INSTRUCTION_BYTES)
     macs, before = ir_macs(ir), peak(ir, alignment, preserve_inputs)
     best = None
     for first, last, ops, bands in candidates(ir, opts.get("start"), opts.get("stop"), opts.get("tiles")):
@@ -212,16 +229,18 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
         extra = ir_macs(new) - macs
         if extra > budget * macs:
             continue
-        key = (peak(new, alignment, preserve_inputs), extra, len(new.instructions))
+        after = peak(new, alignment, preserve_inputs)
+        key = (after + per_instruction * (len(new.instructions) - len(ir.instructions)), after, extra)
         if best is None or key < best[0]:
             best = (key, new, first, last, bands)
     info = {"peak_before": before, "macs_before": macs, "patched": False}
-    if best is None or best[0][0] >= before:
-        if any(k in opts for k in ("tiles", "start", "stop")) and best is None:
-            raise PatchError("patch: no stage fits %r (every instruction of a stage must run by bands; see planning/patch_ops.py)" % opts)
+    forced = any(k in opts for k in ("tiles", "start", "stop"))  # patched as asked, even if it saves nothing
+    if best is None and forced:
+        raise PatchError("patch: no stage fits %r (every instruction of a stage must run by bands; see planning/patch_ops.py)" % opts)
+    if best is None or (best[0][0] >= before and not forced):
         info.update(peak_after=before, macs_after=macs)
         return ir, info
-    (after, extra, _), new, first, last, bands = best
+    (_, after, extra), new, first, last, bands = best
     stage = [(ins.op, ir.tensor(ins.args[-1]).name) for ins in ir.instructions[first : last + 1]]
     info.update(patched=True, peak_after=after, macs_after=macs + extra, stage=stage, bands=bands, first=first, last=last)
     return compact(new), info
