@@ -112,3 +112,13 @@ def test_no_stage_leaves_the_program_as_it_is():
 def test_bad_patch_options_are_named(options, message):
     with pytest.raises(PatchError, match=message):
         export(Tiny().eval(), INPUTS, patch=options)
+
+
+def test_cli_export_patch(tmp_path, capsys):
+    from host_tools import cli
+
+    pte = str(tmp_path / "block.pte")
+    assert cli.main(["export", "--zoo", "mobilenet_v2_block", "--patch", "-o", pte]) == 0
+    assert "patch: 8 bands; peak 479232 -> 156672 bytes" in capsys.readouterr().out
+    assert cli.main(["inspect", pte]) == 0
+    assert "patched: 8 bands written in place" in capsys.readouterr().out

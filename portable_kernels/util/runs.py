@@ -78,6 +78,10 @@ def copy_step(x, out, runs, fills=(), fill_value=None):
         for i in range(longest // item):
             view[i] = fill_value
         whole = memoryview(pattern)
-        dsts += [dst[b : b + n] for b, n in fills]
-        srcs += [whole[:n] for _, n in fills]
+        cut = {}  # one view of the pattern per length (border rows of every channel share it)
+        for b, n in fills:
+            if n not in cut:
+                cut[n] = whole[:n]
+            dsts.append(dst[b : b + n])
+            srcs.append(cut[n])
     return loops.copy_bytes, (dsts, srcs, len(dsts))
