@@ -3,14 +3,15 @@ conv zoo models: planned arena unpatched vs patched, the extra MACs of the
 halos, and on the emulated 224 KB board (`cortex-m3`, instruction counts:
 -icount shift=0) whether each int8 program loads and runs, its instructions
 per inference, and whether the patched program's outputs equal the
-unpatched one's bit for bit. fp32: arena and MACs only (its bytecode
-convolutions take minutes per board run); both fp32 programs also run in
-ExecuTorch's runtime here, compared bit for bit.
+unpatched one's bit for bit. fp32: arena and MACs, and the two programs
+run in ExecuTorch's runtime here, compared bit for bit; --fp32-board also
+tries them on the board (a bytecode fp32 convolution takes ~1,500
+instructions per MAC there: minutes per run when one loads).
 
 int8 programs have int8 inputs and outputs (quantized_io=True), calibrated
 with 16 seeded random batches. Prints a markdown table; not a pass/fail test.
 
-    python benchmarks/bench_patch.py [MODEL ...] [--target cortex-m3] [--no-board]
+    python benchmarks/bench_patch.py [MODEL ...] [--target cortex-m3] [--no-board | --fp32-board]
 """
 
 import argparse
@@ -79,7 +80,7 @@ def measure(name, precision, target, board, timeout):
 
     plain, patched, inputs = _programs(name, precision)
     arena = inspect(plain)["planned_bytes"]
-    plain_run = _on_board(plain, inputs, target, timeout) if board and precision == "int8" else None
+    plain_run = _on_board(plain, inputs, target, timeout) if board and (precision == "int8" or board == "fp32") else None
     rows = []
     for variant, (pte, info) in patched.items():
         row = {"model": name, "precision": precision, "variant": variant, "info": info, "arena": arena}
@@ -87,12 +88,11 @@ def measure(name, precision, target, board, timeout):
         rows.append(row)
         if precision == "fp32":
             row["same"] = _executorch_same(plain, pte, inputs) if info["patched"] else None
-            continue
         if plain_run is None:
             continue
         row["plain"] = plain_run
         row["patched"] = _on_board(pte, inputs, target, timeout) if info["patched"] else plain_run
-        if "outputs" in plain_run and "outputs" in row["patched"]:
+        if precision == "int8" and "outputs" in plain_run and "outputs" in row["patched"]:
             row["same"] = all(torch.equal(a, b) for a, b in zip(plain_run["outputs"], row["patched"]["outputs"]))
     return rows
 
@@ -156,12 +156,14 @@ def main(argv=None):
     ap.add_argument("models", nargs="*", help="zoo models (default: the conv models)")
     ap.add_argument("--target", default="cortex-m3")
     ap.add_argument("--no-board", action="store_true", help="arena and MACs only")
+    ap.add_argument("--fp32-board", action="store_true", help="also run the fp32 programs on the board")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per board run")
     args = ap.parse_args(argv)
     rows = []
     for name in args.models or CONV_MODELS:
         for precision in ("int8", "fp32"):
-            for row in measure(name, precision, args.target, not args.no_board, args.timeout):
+            board = False if args.no_board else ("fp32" if args.fp32_board else True)
+            for row in measure(name, precision, args.target, board, args.timeout):
                 print({k: v for k, v in row.items() if k not in ("plain", "patched")}, file=sys.stderr, flush=True)
                 rows.append(row)
     print(table(rows, args.target))

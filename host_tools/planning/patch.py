@@ -113,6 +113,8 @@ def rewrite(ir, first, last, ops, bands):
             if ins.args[-1] not in need:
                 continue
             args = list(ins.args)
+            c, d = need[ins.args[-1]]
+            own = False  # the op's own H padding is exactly the band's border
             for arg in op.rows:
                 a, b, top, bottom = reads[pos, arg]
                 x = args[arg]
@@ -121,15 +123,15 @@ def rewrite(ir, first, last, ops, bands):
                 if (a, b) != (h0, h1):
                     step, src = patch_ops.slice_rows(new, src, a - h0, b - h0, name + "_rows")
                     new.instructions.append(step)
-                if top or bottom:
+                own = patch_ops.own_padding(op, c, d, a, b, top, bottom)
+                if (top or bottom) and not own:
                     step, src = patch_ops.pad_rows(new, src, top, bottom, op.pad_value, name + "_pad")
                     new.instructions.append(step)
                 args[arg] = src
-            if op.padding_arg is not None:
+            if op.padding_arg is not None and not own:
                 pw = patch_ops.ints(ir, args[op.padding_arg])[1]
                 args[op.padding_arg] = new.add("IntList", [new.scalar("Int", 0), new.scalar("Int", pw)])
             out = ins.args[-1]
-            c, d = need[out]
             t = ir.tensor(out)
             band_out = new.add(
                 "Tensor", dataclasses.replace(t, sizes=(t.sizes[0], t.sizes[1], d - c, t.sizes[3]), name="%s_b%d" % (t.name, band))

@@ -91,6 +91,17 @@ def input_rows(op, c, d, h):
     return a, b, a - lo, hi - b
 
 
+def own_padding(op, c, d, a, b, top, bottom):
+    """Whether a band of a window op that starts at the image's top can keep
+    the op's own H padding: rows [a, b) = [0, b) padded by p on both sides
+    give exactly output rows [c, d) = [0, d), the extra rows below never
+    read (a stride-2 convolution's first band): no constant_pad_nd."""
+    if op.window is None or op.padding_arg is None or not top or bottom or a or c:
+        return False
+    k, s, p = op.window
+    return top == p and (b + 2 * p - k) // s + 1 == d
+
+
 def slice_rows(ir, src, a, b, name):
     """(instruction, value) of aten::slice_copy rows [a, b) of src on dim 2."""
     t = ir.tensor(src)
