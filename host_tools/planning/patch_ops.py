@@ -7,7 +7,8 @@ band of rows too: for a convolution or a pool, the rows its windows cover
 an elementwise op the same rows. Border bands of a padded window op get
 their padding from an explicit constant_pad_nd of the band (zeros, the
 input's zero point for int8, the int8 minimum for max pooling), so the op
-itself then pads H by 0.
+itself then pads H by 0; except a first band whose own padding gives
+exactly its rows (own_padding: a stride-2 convolution at the image top).
 """
 
 from dataclasses import dataclass
