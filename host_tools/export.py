@@ -105,12 +105,13 @@ def export(
             {"namespace::name.out": kernel} (host_tools/custom_kernels.py);
             the program is loaded with them to check it.
         patch: True, or a dict of options (host_tools/planning/patch.py:
-            tiles, start, stop, max_extra_macs): run the first convolution
-            stages band by band (patch-based inference: slices with halos,
-            the same convolutions, each band written into the stage output
-            in place) when that lowers the planned peak; outputs are bit for
-            bit the unpatched program's. With report, report["patch"] says
-            what was patched, the peak and the MACs before and after.
+            tiles, start, stop, max_extra_macs, instruction_bytes): run the
+            first convolution stages band by band (patch-based inference:
+            slices with halos, the same convolutions, each band written into
+            the stage output in place) when that lowers the RAM (planned
+            peak + heap of the added instructions); outputs are bit for bit
+            the unpatched program's. With report, report["patch"] says what
+            was patched, the peak and the MACs before and after.
     Returns:
         The .pte file contents (bytes).
     Raises:

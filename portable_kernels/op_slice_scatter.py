@@ -31,12 +31,13 @@ def slice_scatter_out(x, src, dim, start, end, step, out):
     st = loops.contiguous_strides(x.sizes)
     ost = list(st)
     ost[d] = st[d] * step
-    if x.buf is out.buf and x.offset == out.offset:  # in place (self is out): only the slice changes
+    in_place = x.buf is out.buf and x.offset == out.offset  # self is out: only the slice changes
+    if in_place:
         blocks = runs.block_runs(src, 0, loops.contiguous_strides(src.sizes), out, a * st[d], ost, src.sizes)
         if blocks is not None:
             return runs.copy_step(src, out, blocks) if blocks else None
     part = strided.block_copy(src, 0, loops.contiguous_strides(src.sizes), out, a * st[d], ost, src.sizes)
-    if x.buf is out.buf and x.offset == out.offset:
+    if in_place:
         return part
     whole = loops.copy_all(x, out)
     if whole is None:
