@@ -61,7 +61,21 @@ def cmd_export(args):
     kernels = args.kernels or ns.get("kernels")  # custom operators' device kernels
     if kernels:
         kw["kernels"] = kernels
+    if args.patch:
+        kw["patch"] = True
     data = _export(export, model, inputs, args.output, args.model, **kw)
+    patched = kw["report"].get("patch")
+    if patched:
+        print(
+            "patch: %s; peak %d -> %d bytes, MACs %d -> %d"
+            % (
+                "%d bands" % len(patched["bands"]) if patched["patched"] else "no stage lowers the RAM",
+                patched["peak_before"],
+                patched["peak_after"],
+                patched["macs_before"],
+                patched["macs_after"],
+            )
+        )
     if _keeps_state(data, kernels):  # `run` makes the calls in order, each against PyTorch
         from host_tools.targets.calls import default_calls, reference_outputs
 
@@ -380,6 +394,11 @@ def _parser():
     )
     e.add_argument("--kernels", help="a .py file of custom operators' device kernels (KERNELS; default: the model file's `kernels`)")
     e.add_argument("--bundle", action="store_true", help="also write a bundled program (.bpte: the program and its example as a test case)")
+    e.add_argument(
+        "--patch",
+        action="store_true",
+        help="run the first convolution stages band by band when that saves RAM (host_tools/planning/patch.py)",
+    )
     e.set_defaults(fn=cmd_export)
     r = sub.add_parser("run", help="run a .pte on a target and compare with PyTorch")
     r.add_argument("pte")

@@ -51,6 +51,7 @@ def export(
     quantized_io=False,
     methods=None,
     kernels=None,
+    patch=None,
 ):
     """Export a model to an ExecuTorch-compatible .pte.
 
@@ -103,6 +104,14 @@ def export(
             with an .out variant): a .py file or module defining KERNELS =
             {"namespace::name.out": kernel} (host_tools/custom_kernels.py);
             the program is loaded with them to check it.
+        patch: True, or a dict of options (host_tools/planning/patch.py:
+            tiles, start, stop, max_extra_macs, instruction_bytes): run the
+            first convolution stages band by band (patch-based inference:
+            slices with halos, the same convolutions, each band written into
+            the stage output in place) when that lowers the RAM (planned
+            peak + heap of the added instructions); outputs are bit for bit
+            the unpatched program's. With report, report["patch"] says what
+            was patched, the peak and the MACs before and after.
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -150,6 +159,15 @@ def export(
             fold_bn(e)
         max_pool_without_indices(e, supported)
         irs.append((name, lower_fn(e, supported, shared) if len(eps) > 1 else lower_fn(e, supported)))
+    if patch:
+        if len(irs) > 1:
+            raise ValueError("patch= is for one method (not with methods=)")
+        from host_tools.planning.patch import patch as patch_stages
+
+        patched, info = patch_stages(irs[0][1], patch, alignment, preserve_inputs)
+        irs[0] = (method_name, patched)
+        if report is not None:
+            report["patch"] = info
     ir = irs[0][1]
     if report is not None:  # for the numeric debugger (host_tools/devtools/debug.py)
         report["graph"] = ep

@@ -2,10 +2,13 @@
 after) pairs starting from the last dim; negative pads crop. Any dtype.
 
 The step fills out with the value, then copies the kept block of x into
-its place (strided.block_copy: rows of raw units). Does not allocate.
+its place (strided.block_copy: rows of raw units); when the block is a few
+contiguous runs (util/runs.py: rows of each channel), it copies them and
+the padding between them from a pattern, run by run. Does not allocate.
 """
 
-from portable_kernels.util import checks, fill, loops, strided
+from mpy_et import dtypes
+from portable_kernels.util import checks, fill, loops, runs, strided
 
 
 def constant_pad_nd_out(x, pad, value, out):
@@ -40,6 +43,11 @@ def constant_pad_nd_out(x, pad, value, out):
         block.append(max(0, hi - lo))
         xoff += lo * xs[d]
         ooff += (lo + before[d]) * os[d]
+    blocks = None if out.dtype == dtypes.LONG else runs.block_runs(x, xoff, xs, out, ooff, os, block)
+    if blocks is not None:
+        pads = runs.gaps(blocks, out.nbytes)
+        if len(blocks) + len(pads) <= runs.MAX_RUNS:  # a few runs (rows of channels): copied whole
+            return runs.copy_step(x, out, blocks, pads, fill.cast(value, out.dtype, what))
     copy = strided.block_copy(x, xoff, xs, out, ooff, os, block)
     if copy is None:
         return filled

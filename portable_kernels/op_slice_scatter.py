@@ -1,10 +1,12 @@
 """aten::slice_scatter.out: a copy of self whose slice start:end:step along
 dim is replaced by src (circular padding decomposes to this). Any dtype;
 the step copies self's bytes, then src's block over the slice
-(strided.block_copy), and does not allocate."""
+(strided.block_copy), and does not allocate. When out is self (the same
+bytes: a band of a patched stage, host_tools/planning/patch.py) only the
+block is copied, run by run when it is a few contiguous runs (util/runs.py)."""
 
 from portable_kernels.op_slice_copy import clamp_index
-from portable_kernels.util import checks, loops, strided
+from portable_kernels.util import checks, loops, runs, strided
 
 
 def slice_scatter_out(x, src, dim, start, end, step, out):
@@ -26,13 +28,20 @@ def slice_scatter_out(x, src, dim, start, end, step, out):
     if list(src.sizes) != want:
         checks.fail("%s: src is %s; the slice of self %s is %s" % (what, checks.shape_str(src), checks.shape_str(x), want))
     checks.out_shape(out, x.sizes, what)
-    whole = loops.copy_all(x, out)
-    if whole is None:
-        return None
     st = loops.contiguous_strides(x.sizes)
     ost = list(st)
     ost[d] = st[d] * step
+    in_place = x.buf is out.buf and x.offset == out.offset  # self is out: only the slice changes
+    if in_place:
+        blocks = runs.block_runs(src, 0, loops.contiguous_strides(src.sizes), out, a * st[d], ost, src.sizes)
+        if blocks is not None:
+            return runs.copy_step(src, out, blocks) if blocks else None
     part = strided.block_copy(src, 0, loops.contiguous_strides(src.sizes), out, a * st[d], ost, src.sizes)
+    if in_place:
+        return part
+    whole = loops.copy_all(x, out)
+    if whole is None:
+        return None
     if part is None:
         return whole
     return strided.run_both, whole + part

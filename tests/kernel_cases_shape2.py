@@ -306,6 +306,20 @@ def pad_fill_cases():
         Case("constant_pad_nd f64 size-1 last dim", "aten::constant_pad_nd.out", [rnd(3, 1, dtype=F64), [1, 1], 0.5, Out((3, 3), F64)]),
         Case("constant_pad_nd crop to empty", "aten::constant_pad_nd.out", [rnd(2, 2), [-1, -1], 0.0, Out((2, 0))]),
         Case("constant_pad_nd all padding", "aten::constant_pad_nd.out", [torch.zeros(2, 0), [1, 2], 4.0, Out((2, 3))]),
+        # rows of every channel (a patched stage's border band): contiguous runs copied whole (util/runs.py) ...
+        Case(
+            "constant_pad_nd i8 band rows",
+            "aten::constant_pad_nd.out",
+            [_x(I8, 1, 5, 3, 4), [0, 0, 1, 0], -4, Out((1, 5, 4, 4), I8)],
+            noalloc=True,
+        ),
+        # ... and past util/runs.MAX_RUNS runs, rows of raw units
+        Case(
+            "constant_pad_nd many runs",
+            "aten::constant_pad_nd.out",
+            [rnd(1, 130, 1, 1), [0, 0, 1, 1], 0.5, Out((1, 130, 3, 1))],
+            noalloc=True,
+        ),
     ]
     for dt, v in [(F32, 1.5), (I32, -3), (I64, 2**33 + 1), (BOOL, True), (F64, -2.25), (U8, 200), (F32, NAN)]:
         c.append(Case("full %s %r" % (_name(dt), v), "aten::full.out", [[2, 3], v, Out((2, 3), dt)], noalloc=True))

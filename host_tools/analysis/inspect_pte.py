@@ -118,8 +118,8 @@ def lifetimes(tensors, instructions, io):
         for a in args:
             if a not in outs:
                 note(a, step, False)
-        for o in outs:
-            note(o, step, True)
+        for o in outs:  # an out also passed as an input (a band written in place, patch.py) is updated, not rewritten
+            note(o, step, args.count(o) <= 2)
     for o in io["outputs"]:
         note(o, n, False)
     segments = []
@@ -288,7 +288,8 @@ def inspect(data, method="forward", kernels=None, target=None):
     lower_bound_bytes (most bytes live at one step), plan_efficiency
     (planned / lower bound), constant_bytes, operators, instructions,
     predicted_load_heap_bytes (what load_method keeps on the unix port,
-    arena included), steps (live bytes per step) and tensors (planned
+    arena included), bands_in_place (outputs updated in place: the bands of
+    a patched stage), steps (live bytes per step) and tensors (planned
     tensors with lifetime, memory id, offset and size, for plots).
     kernels: custom operators' kernels ({op: kernel}), if the program has any.
     target: a board ("cortex-m3", "cortex-m7"): adds "board", the runtime's
@@ -319,6 +320,7 @@ def inspect(data, method="forward", kernels=None, target=None):
         "program_bytes": len(data) if not isinstance(data, str) else None,
         "operators": sorted({op for op, _, _ in instructions if "::" in op}),  # not MoveCall, JumpFalseCall
         "instructions": len(instructions),
+        "bands_in_place": sum(1 for _, args, outs in instructions for o in outs if args.count(o) > 2),  # patch.py's writes
         "predicted_load_heap_bytes": predicted_load_heap(program, method, kernels),
         "board": board,
         "steps": live,
@@ -341,6 +343,8 @@ def report(info):
         "predicted heap kept by load_method (unix port, arena included): %d bytes" % info["predicted_load_heap_bytes"],
         "operators: %s" % ", ".join(info["operators"]),
     ]
+    if info.get("bands_in_place"):
+        lines.insert(2, "patched: %d bands written in place into their stage outputs (export(patch=...))" % info["bands_in_place"])
     if info.get("io_quantization"):
         from host_tools.quantize import io as io_quant
 

@@ -10,6 +10,7 @@ returns {owner: offset}. The planner runs them all and keeps the smallest.
   buffers alive there are placed largest first, best fit (TFLite GPU's
   "greedy by breadth").
 - shuffled_restarts: greedy-by-size orders with random local swaps.
+- greedy_by_start: buffers in order of first use, first fit.
 - search: a depth-first search over placement orders in which each buffer
   goes at offset 0 or directly above a placed buffer alive at the same time
   (every placement can be pushed down into that form), with branch-and-bound
@@ -79,6 +80,13 @@ def greedy_by_breadth(bufs, alignment):
                 seen.add(b.owner)
                 order.append(b)
     return _place_in_order(order, alignment, best_fit=True)
+
+
+def greedy_by_start(bufs, alignment):
+    """In order of first use (largest first among those starting together),
+    each at the lowest offset that fits: many short-lived buffers around a few
+    long ones (the bands of a patched stage, patch.py) pack as they come."""
+    return _place_in_order(sorted(bufs, key=lambda b: (b.start, -b.nbytes, b.owner)), alignment)
 
 
 def shuffled_restarts(bufs, alignment, tries=64, seed=0):
@@ -153,4 +161,5 @@ ALGORITHMS = {
     "greedy_by_area": greedy_by_area,
     "greedy_by_breadth": greedy_by_breadth,
     "shuffled_restarts": shuffled_restarts,
+    "greedy_by_start": greedy_by_start,
 }
