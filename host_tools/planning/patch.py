@@ -222,6 +222,9 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
     unknown = set(opts) - set(known)
     if unknown:
         raise PatchError("patch: unknown option(s) %s (%s)" % (sorted(unknown), ", ".join(known)))
+    if any(getattr(ins, "kind", "KernelCall") != "KernelCall" for ins in ir.instructions):
+        # bands would move the instructions a torch.cond's jumps point at
+        raise PatchError("patch: programs with control flow (torch.cond) are not patched")
     budget = opts.get("max_extra_macs", DEFAULT_MAX_EXTRA_MACS)
     per_instruction = opts.get("instruction_bytes", DEFAULT_INSTRUCTION_BYTES)
     macs, before = ir_macs(ir), peak(ir, alignment, preserve_inputs)
