@@ -51,6 +51,7 @@ def export(
     quantized_io=False,
     methods=None,
     kernels=None,
+    delegate=None,
 ):
     """Export a model to an ExecuTorch-compatible .pte.
 
@@ -103,6 +104,10 @@ def export(
             with an .out variant): a .py file or module defining KERNELS =
             {"namespace::name.out": kernel} (host_tools/custom_kernels.py);
             the program is loaded with them to check it.
+        delegate: a backend of host_tools/delegates ("ulab") that takes the
+            parts of the program it claims (DelegateCall instructions; see
+            host_tools/delegates/__init__.py); with report, "delegated" lists
+            the operators each call replaced.
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -150,6 +155,12 @@ def export(
             fold_bn(e)
         max_pool_without_indices(e, supported)
         irs.append((name, lower_fn(e, supported, shared) if len(eps) > 1 else lower_fn(e, supported)))
+    if delegate is not None:  # delegation (host_tools/delegates): before planning
+        from host_tools.delegates import delegate as delegate_to
+
+        replaced = [delegate_to(m, delegate) for _, m in irs]
+        if report is not None:
+            report["delegated"] = replaced[0]
     ir = irs[0][1]
     if report is not None:  # for the numeric debugger (host_tools/devtools/debug.py)
         report["graph"] = ep

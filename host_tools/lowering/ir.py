@@ -69,9 +69,19 @@ class Value:
 
 @dataclass
 class Instruction:
-    op: str  # "aten::convolution.out"
+    op: str  # "aten::convolution.out" ("delegate:<backend id>" for a delegate call)
     args: list  # value indices, outputs last
     source: str = ""  # "model.py:12 in forward: x = self.conv(x)"
+    delegate: Optional[int] = None  # a DelegateCall: index into ProgramIR.delegates (args: inputs, then outputs)
+
+
+@dataclass
+class Delegate:
+    """A subgraph a backend took (host_tools/delegates): ExecuTorch's BackendDelegate."""
+
+    backend_id: str  # e.g. "UlabBackend"
+    processed: bytes  # the backend's blob (written as a segment of its own)
+    compile_specs: list = field(default_factory=list)  # (key, bytes value)
 
 
 @dataclass
@@ -83,6 +93,7 @@ class ProgramIR:
     state: list = field(default_factory=list)  # value indices of mutable buffers (alive across execute() calls)
     arena_sizes: list = field(default_factory=list)  # bytes per memory id 1..n (planner)
     plan_info: dict = field(default_factory=dict)  # planner options, lower bound, algorithm per memory id
+    delegates: list = field(default_factory=list)  # Delegate per delegate call's delegate index
     _interned: dict = field(default_factory=dict)
 
     def add(self, kind, payload=None):

@@ -110,7 +110,19 @@ def serialize(ir, method_name="forward", alignment=16, segment_alignment=16, nam
         named.append({"key": key, "segment_index": len(segments)})
         segments.append({"offset": len(blob), "size": len(data)})
         blob += bytes(data)
-    plans = [_plan(name, m, {**c, **i}) for (name, m), c, i in zip(methods, buffer_idx, init_idx)]
+    delegates = []  # per method, its BackendDelegate tables (each blob a segment of its own)
+    for m in irs:
+        delegates.append([])
+        for d in m.delegates:
+            if not segments:
+                segments.append({"offset": 0, "size": 0})
+            blob += b"\0" * (_align(len(blob), alignment) - len(blob))
+            ref = {"location": 1, "index": len(segments)}  # DataLocation.SEGMENT
+            specs = [{"key": k, "value": list(v)} for k, v in d.compile_specs]
+            delegates[-1].append({"id": d.backend_id, "processed": ref, "compile_specs": specs})
+            segments.append({"offset": len(blob), "size": len(d.processed)})
+            blob += bytes(d.processed)
+    plans = [_plan(name, m, {**c, **i}, dl) for (name, m), c, i, dl in zip(methods, buffer_idx, init_idx, delegates)]
     program = {
         "version": 0,
         "execution_plan": plans,
@@ -125,12 +137,15 @@ def serialize(ir, method_name="forward", alignment=16, segment_alignment=16, nam
     return _with_header_and_segment(flat, blob, segment_alignment)
 
 
-def _plan(method_name, ir, buffer_idx):
+def _plan(method_name, ir, buffer_idx, delegates=()):
     """One ExecutionPlan table."""
     operators = []
     op_index = {}
     instructions = []
     for ins in ir.instructions:
+        if ins.delegate is not None:
+            instructions.append({"instr_args": ("DelegateCall", {"delegate_index": ins.delegate, "args": list(ins.args)})})
+            continue
         if ins.op not in op_index:
             op_index[ins.op] = len(operators)
             name, _, overload = ins.op.partition(".")
@@ -144,7 +159,7 @@ def _plan(method_name, ir, buffer_idx):
         "outputs": list(ir.outputs),
         "chains": [{"inputs": list(ir.inputs), "outputs": list(ir.outputs), "instructions": instructions}],
         "operators": operators,
-        "delegates": [],
+        "delegates": list(delegates),
         "non_const_buffer_sizes": [0] + list(ir.arena_sizes),
     }
 

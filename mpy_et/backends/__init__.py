@@ -1,0 +1,1 @@
+"""Backends a program can delegate to (ExecuTorch's backend delegates): device side."""
