@@ -8,6 +8,7 @@ from array import array
 
 from mpy_et import dtypes
 from mpy_et import schema as S
+from mpy_et.delegate import delegate_step, get_backend
 from mpy_et.errors import (
     INTERNAL,
     INVALID_ARGUMENT,
@@ -16,7 +17,6 @@ from mpy_et.errors import (
     NOT_SUPPORTED,
     MpyEtError,
 )
-from mpy_et.delegate import delegate_step, get_backend
 from mpy_et.flatbuf import FlatReader
 from mpy_et.kernels import resolve
 from mpy_et.noalloc import all_marked
@@ -500,7 +500,9 @@ class Method:
             ins = r.table_at(si, i, "instruction")
             tag = r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, "instruction")
             if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL:  # named "delegate:<backend id>"
-                index = r.scalar(r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call"), S.DELEGATE_CALL_DELEGATE_INDEX, FlatReader.i32, 0, "call")
+                index = r.scalar(
+                    r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call"), S.DELEGATE_CALL_DELEGATE_INDEX, FlatReader.i32, 0, "call"
+                )
                 out.append((i, "delegate:" + self.program.backend_delegate(self._plan, index, "delegate")[0]))
                 continue
             if tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL:

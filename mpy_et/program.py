@@ -233,6 +233,14 @@ class Program:
             return memoryview(self.buf)[off : off + length]
         return None
 
+    def backend_ids(self, name="forward"):
+        """Ids of the backends method `name` delegates to (its delegates' order)."""
+        r = self.reader
+        if name not in self._plans:
+            raise MpyEtError(NOT_FOUND, "no method %r in program; it has %s" % (name, self.method_names))
+        start, n = r.vector(self._plans[name], S.EXECUTION_PLAN_DELEGATES, 4, "delegates")
+        return [r.string(r.table_at(start, i, "delegates"), S.BACKEND_DELEGATE_ID, "delegates") for i in range(n)]
+
     def backend_delegate(self, plan, index, what):
         """(id, processed, compile_specs) of delegates[index] of an execution
         plan: processed is the backend's blob as a memoryview into the program

@@ -21,6 +21,8 @@ from mpy_et.backends import ulab_backend as B
 
 BACKEND_ID = "UlabBackend"
 _F32 = 6
+# largest im2col matrix (every tap's rows) a convolution gets on the device; above it, one tap at a time
+IM2COL_MAX_BYTES = 16384
 _HEAVY = ("aten::addmm.out", "aten::mm.out", "aten::convolution.out")
 _UNARY = {"aten::relu.out": B.RELU, "aten::hardtanh.out": B.CLAMP, "aten::tanh.out": B.TANH}
 _BINARY = {"aten::add.out": B.ADD, "aten::mul.out": B.MUL}
@@ -190,11 +192,13 @@ def _conv_record(ir, a, blob, slot_of):
         c, h, wd = x.sizes[1:]
         oh, ow = y.sizes[2:]
     o, kh, kw = w.shape[0], w.shape[2], w.shape[3]
-    depthwise = _scalar(ir, a[8]) != 1
-    if depthwise:
-        weight = w.reshape(o, kh * kw).t().contiguous()  # [taps, C]
+    if _scalar(ir, a[8]) != 1:
+        mode, weight = B.DEPTHWISE, w.reshape(o, kh * kw).t()  # [taps, C]
+    elif 4 * kh * kw * c * oh * ow <= IM2COL_MAX_BYTES:
+        mode, weight = B.IM2COL, w.permute(0, 2, 3, 1).reshape(o, kh * kw * c)  # row o: tap-major, channel-minor
     else:
-        weight = w.permute(0, 2, 3, 1).reshape(o, kh * kw * c).contiguous()  # row o: tap-major, channel-minor
+        mode, weight = B.TAPS, w.permute(2, 3, 0, 1).reshape(kh * kw, o, c)  # one [O, C] block per tap
+    weight = weight.contiguous()
     bias = None if ir.values[a[2]].kind == "Null" else blob.weights(_tensor(ir, a[2]))
-    geometry = [c, h, wd, kh, kw, stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], int(depthwise), oh, ow]
+    geometry = [c, h, wd, kh, kw, stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], mode, oh, ow]
     return [B.CONV, o, oh * ow, slot_of(a[0])] + geometry + [blob.weights(weight), bias]

@@ -38,12 +38,16 @@ F32 = None if np is None else getattr(np, "float32", None) or np.float
 
 _MAGIC = 0x31424C55
 LINEAR = 1  # out = x[rows, k] . w[k, cols] (+ b[cols])           operands: x, k, w, b
-CONV = 2  # out[O, OH*OW] = conv2d (groups 1 or depthwise)       operands: x, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, depthwise, OH, OW, w, b
+CONV = 2  # out[O, OH*OW] = conv2d (groups 1 or depthwise)       operands: x, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, mode, OH, OW, w, b
 RELU = 3  # operands: x
 CLAMP = 4  # operands: x, lo, hi (float32 bits)
 ADD = 5  # operands: a, b
 MUL = 6  # operands: a, b
 TANH = 7  # operands: x
+# convolution modes: the weights' layout and how the device runs it
+IM2COL = 0  # weights [O, kh*kw*C]: one im2col matrix [kh*kw*C, OH*OW], one dot
+TAPS = 1  # weights [kh*kw, O, C]: one tap's rows [C, OH*OW] at a time, a dot per tap (less RAM)
+DEPTHWISE = 2  # weights [kh*kw, C]: per tap, rows times a column of weights
 
 
 class _Handle:
@@ -58,7 +62,7 @@ class _Handle:
 
 
 class UlabBackend:
-    NEEDS = "needs ulab (CircuitPython's numpy), which this port lacks"
+    NEEDS = "needs ulab (CircuitPython's numpy; numpy on CPython), which this port lacks"
 
     def is_available(self):
         return np is not None
@@ -86,15 +90,35 @@ class UlabBackend:
     def prepare(self, h, args):
         """Views of the call's tensors and each op's weights and scratch (load time)."""
         if len(args) != h.n_inputs + len(h.outputs):
-            raise MpyEtError(INVALID_PROGRAM, "ulab delegate takes %d inputs and %d outputs, the call passes %d values" % (h.n_inputs, len(h.outputs), len(args)))
+            raise MpyEtError(
+                INVALID_PROGRAM,
+                "ulab delegate takes %d inputs and %d outputs, the call passes %d values" % (h.n_inputs, len(h.outputs), len(args)),
+            )
         for i in range(h.n_inputs):
             h.slots[i] = _view(args[i])
         shapes = {}
-        made = []
-        for op in h.ops:
+        last = {}  # slot -> the last op reading it
+        pads = set()
+        h.pad_bytes = h.cols_bytes = 0
+        for i in range(len(h.ops)):
+            op = h.ops[i]
             shapes[op[1]] = (op[2], op[3])
-            made.append(_PREPARE[op[0]](h, op))
-        h.ops = made
+            for s in op[4 : 6 if op[0] in (ADD, MUL) else 5]:
+                last[s] = i
+            if op[0] == CONV:
+                pads.add(_conv_scratch(h, op))
+        # the convolutions' padded inputs and im2col rows: one buffer each for all
+        # ops (run one after the other); a padded input is zeroed before it is
+        # filled when several geometries share the buffer
+        h.pad = bytearray(h.pad_bytes)
+        h.cols = bytearray(h.cols_bytes)
+        h.zero_pad = len(pads) > 1
+        made, frees = [], []
+        for i in range(len(h.ops)):
+            made.append(_PREPARE[h.ops[i][0]](h, h.ops[i]))
+            frees.append(tuple(s for s in last if last[s] == i and s >= h.n_inputs and s not in h.outputs))
+        h.ops, h.frees = made, frees
+        h.pad = h.cols = None
         views = []
         for j in range(len(h.outputs)):
             s = h.outputs[j]
@@ -106,9 +130,12 @@ class UlabBackend:
         h.blob = None
 
     def execute(self, h, args):
-        slots = h.slots
-        for op in h.ops:
+        slots, ops, frees = h.slots, h.ops, h.frees
+        for i in range(len(ops)):
+            op = ops[i]
             op[0](slots, op)
+            for s in frees[i]:  # results after their last use: the heap can reuse them
+                slots[s] = None
         for s, view in h.views:
             view[:] = slots[s]  # into the planned output: no allocation
 
@@ -151,60 +178,94 @@ def _linear(slots, c):
 
 
 def _prep_conv(h, op):
-    _, out, o, p, x, ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, depthwise, oh, ow, w, b = op
+    _, out, o, p, x, ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, mode, oh, ow, w, b = op
     kk = kh * kw
     direct = kk == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0  # 1x1: the input is the im2col matrix
-    hp, wp = hh + 2 * ph, ww + 2 * pw
-    pad = np.zeros((ch * hp, wp), dtype=F32) if (ph or pw) else None
-    cols = None if direct and not depthwise else np.zeros((kk * ch, oh * ow), dtype=F32)
-    if depthwise:
-        weight = [_weights(h, w + 4 * ch * k, ch, (ch, 1)) for k in range(kk)]  # [kk, C] on the host
-    else:
+    hp = hh + 2 * ph
+    pad = cols = None
+    if ph or pw:
+        pad = np.frombuffer(h.pad, dtype=F32, count=ch * hp * (ww + 2 * pw)).reshape((ch * hp, ww + 2 * pw))
+    if not direct:  # im2col: every tap's rows; otherwise one tap's rows at a time
+        rows = (kk if mode == IM2COL else 1) * ch
+        cols = np.frombuffer(h.cols, dtype=F32, count=rows * oh * ow).reshape((rows, oh * ow))
+    if mode == IM2COL:
         weight = _weights(h, w, o * kk * ch, (o, kk * ch))
+    else:  # per tap: [O, C] blocks, or depthwise [C, 1] columns
+        n = ch if mode == DEPTHWISE else o * ch
+        weight = [_weights(h, w + 4 * n * k, n, (ch, 1) if mode == DEPTHWISE else (o, ch)) for k in range(kk)]
     bias = _weights(h, b, o, (o, 1))
     geometry = (ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hp)
-    return (_conv, out, x, geometry, pad, cols, weight, bias, depthwise, direct)
+    return (_conv, out, x, geometry, pad, cols, weight, bias, mode, direct, h.zero_pad)
+
+
+def _conv_scratch(h, op):
+    """Grow the shared scratch sizes for a convolution; its padding geometry."""
+    ch, hh, ww, kh, kw, sh, sw, ph, pw = op[5:14]
+    oh, ow, mode = op[17], op[18], op[16]
+    if ph or pw:
+        h.pad_bytes = max(h.pad_bytes, 4 * ch * (hh + 2 * ph) * (ww + 2 * pw))
+    if not (kh * kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0):
+        h.cols_bytes = max(h.cols_bytes, 4 * (kh * kw if mode == IM2COL else 1) * ch * oh * ow)
+    return (ch, hh, ww, ph, pw) if ph or pw else None
 
 
 def _conv(slots, c):
     ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hp = c[3]
     x = slots[c[2]]
-    pad, cols = c[4], c[5]
-    if pad is not None:  # the input into the zero-padded buffer: one slice per row or per channel
-        x = x.reshape((ch * hh, ww))
-        if hh <= ch:
-            for r in range(hh):
-                pad[ph + r : ph + r + (ch - 1) * hp + 1 : hp, pw : pw + ww] = x[r : r + (ch - 1) * hh + 1 : hh, :]
-        else:
-            for k in range(ch):
-                pad[k * hp + ph : k * hp + ph + hh, pw : pw + ww] = x[k * hh : k * hh + hh, :]
-        x = pad
-    elif c[9]:
+    pad, cols, weight, mode = c[4], c[5], c[6], c[8]
+    if c[9]:  # 1x1, stride 1, no padding
         x = x.reshape((ch, hh * ww))
+        y = x * weight[0] if mode == DEPTHWISE else np.dot(weight if mode == IM2COL else weight[0], x)
     else:
         x = x.reshape((ch * hh, ww))
-    if not c[9]:  # im2col: row k * C + channel holds tap k = (ky, kx) of every output pixel
-        span = (ow - 1) * sw + 1
-        last = (ch - 1) * hp + 1
+        if pad is not None:  # into the zero-padded buffer: one slice per row or per channel
+            if c[10]:
+                pad[:] = 0.0
+            if hh <= ch:
+                for r in range(hh):
+                    pad[ph + r : ph + r + (ch - 1) * hp + 1 : hp, pw : pw + ww] = x[r : r + (ch - 1) * hh + 1 : hh, :]
+            else:
+                for k in range(ch):
+                    pad[k * hp + ph : k * hp + ph + hh, pw : pw + ww] = x[k * hh : k * hh + hh, :]
+            x = pad
+        y = None
         for ky in range(kh):
             for kx in range(kw):
-                k = (ky * kw + kx) * ch
-                x0 = kx * dw
-                for oy in range(oh):
-                    r = oy * sh + ky * dh
-                    cols[k : k + ch, oy * ow : oy * ow + ow] = x[r : r + last : hp, x0 : x0 + span : sw]
-    else:
-        cols = x
-    weight, bias = c[6], c[7]
-    if c[8]:  # depthwise: out[c] = sum over taps of w[k, c] * cols[k * C + c]
-        y = cols[0:ch] * weight[0]
-        for k in range(1, kh * kw):
-            y = y + cols[k * ch : k * ch + ch] * weight[k]
-    else:
-        y = np.dot(weight, cols)
-    if bias is not None:
-        y = y + bias
+                k = ky * kw + kx
+                _gather(x, cols, k * ch if mode == IM2COL else 0, ch, hp, ky * dh, kx * dw, sh, sw, oh, ow)
+                if mode == IM2COL:
+                    continue
+                if mode == TAPS:
+                    t = np.dot(weight[k], cols)
+                elif y is None:
+                    t = cols * weight[k]
+                else:  # depthwise: in place, nothing allocated
+                    cols *= weight[k]
+                    t = cols
+                if y is None:
+                    y = t
+                else:
+                    y += t
+        if mode == IM2COL:
+            y = np.dot(weight, cols)
+    if c[7] is not None:
+        y += c[7]  # in place: y is this op's own result
     slots[c[1]] = y
+
+
+def _gather(x, cols, row, ch, hp, y0, x0, sh, sw, oh, ow):
+    """cols[row:row + C] = tap (y0, x0) of every output pixel (x: [C * hp, width]):
+    a slice per output row, or per channel when there are fewer channels."""
+    span = (ow - 1) * sw + 1
+    if ch < oh:
+        for k in range(ch):
+            r = k * hp + y0
+            cols[row + k].reshape((oh, ow))[:, :] = x[r : r + (oh - 1) * sh + 1 : sh, x0 : x0 + span : sw]
+        return
+    last = (ch - 1) * hp + 1
+    for oy in range(oh):
+        r = oy * sh + y0
+        cols[row : row + ch, oy * ow : oy * ow + ow] = x[r : r + last : hp, x0 : x0 + span : sw]
 
 
 # -- elementwise -------------------------------------------------------------
@@ -242,6 +303,14 @@ def _mul(slots, c):
 
 
 _UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh}
-_PREPARE = {LINEAR: _prep_linear, CONV: _prep_conv, RELU: _prep_unary, CLAMP: _prep_unary, TANH: _prep_unary, ADD: _prep_binary, MUL: _prep_binary}
+_PREPARE = {
+    LINEAR: _prep_linear,
+    CONV: _prep_conv,
+    RELU: _prep_unary,
+    CLAMP: _prep_unary,
+    TANH: _prep_unary,
+    ADD: _prep_binary,
+    MUL: _prep_binary,
+}
 
 backend = UlabBackend()

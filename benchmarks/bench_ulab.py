@@ -1,0 +1,119 @@
+"""The ulab delegate on CircuitPython: every fp32 zoo model exported twice,
+with delegate="ulab" and without (our bytecode kernels), both run on the
+circuitpython target in the same run. Prints and writes benchmarks/ulab.md:
+latency of each, the speed-up, what the partitioner took, the error against
+PyTorch, and the heap: free after load (the method's load cost, delegate
+scratch included) and bytes allocated per inference.
+
+Not a pass/fail test.
+
+    python benchmarks/bench_ulab.py [--repeat N] [MODEL ...]
+"""
+
+import argparse
+import datetime
+import os
+
+import torch
+
+from host_tools import export, run
+from host_tools.zoo import MODELS, build
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HEAP = 8 * 1024 * 1024  # room for every zoo model both ways (1 MiB, the target's default, is too small for some)
+
+
+def measure(name, repeat, heap):
+    model, inputs = build(name)
+    with torch.no_grad():
+        want = model(*inputs)
+    row = {"model": name}
+    for label, delegate in (("portable", None), ("ulab", "ulab")):
+        report = {}
+        pte = export(model, inputs, delegate=delegate, report=report)
+        res = run(pte, inputs, target="circuitpython", repeat=repeat, heap_bytes=heap)
+        stats = res.stats
+        row[label] = {
+            "us": stats["execute_us"],
+            "err": float((torch.as_tensor(res.outputs[0]) - want).abs().max()),
+            "load_heap": stats["heap_free_before_load"] - stats["heap_free_after_load"],
+            "exec_alloc": stats["execute_heap_bytes"],
+            "pte": len(pte),
+        }
+        if delegate:
+            runs = report["delegated"]
+            row["claimed"] = "%d call(s), %d of %d ops" % (
+                len(runs),
+                sum(len(r) for r in runs),
+                sum(len(r) for r in runs) + _left(pte),
+            )
+    row["speedup"] = row["portable"]["us"] / row["ulab"]["us"]
+    return row
+
+
+def _left(pte):
+    """Kernel calls left outside the delegates."""
+    from mpy_et import Program
+
+    m = Program.load(pte).load_method()
+    return sum(1 for _, op in m.step_ops() if not op.startswith("delegate:"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--heap", type=int, default=HEAP, help="CircuitPython heap bytes")
+    ap.add_argument("models", nargs="*")
+    args = ap.parse_args()
+    names = args.models or [n for n in MODELS]
+    rows = []
+    for name in names:
+        try:
+            rows.append(measure(name, args.repeat, args.heap))
+        except Exception as e:  # a model that cannot run is a line in the notes, not the end of the run
+            rows.append({"model": name, "error": "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[-1][:300])})
+        print(rows[-1], flush=True)
+    lines = [
+        "# The ulab delegate on CircuitPython",
+        "",
+        "Measured by `python benchmarks/bench_ulab.py --repeat %d --heap %d` on %s: each model exported with"
+        ' `delegate="ulab"` and without, both run on the `circuitpython` target (CircuitPython 10.3 unix'
+        " port, 32-bit, ulab 6.5.3, x86 host) in the same run; latency is the median of the timed"
+        " execute() calls inside CircuitPython. Heap: bytes the load took (free before - free after),"
+        " and bytes allocated by one execute() (ulab's result arrays and views; garbage collected)."
+        % (args.repeat, args.heap, datetime.date.today()),
+        "",
+        "| model | partitioner took | portable ms | ulab ms | speed-up | max abs err ulab vs PyTorch"
+        " | load heap portable / ulab | allocated per inference portable / ulab | .pte bytes portable / ulab |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    notes = []
+    for r in rows:
+        if "error" in r:
+            notes.append("- %s: %s" % (r["model"], r["error"]))
+            continue
+        p, u = r["portable"], r["ulab"]
+        lines.append(
+            "| %s | %s | %.1f | %.1f | %.1fx | %.1e | %s / %s | %s / %s | %s / %s |"
+            % (
+                r["model"],
+                r["claimed"],
+                p["us"] / 1000,
+                u["us"] / 1000,
+                r["speedup"],
+                u["err"],
+                f"{p['load_heap']:,}",
+                f"{u['load_heap']:,}",
+                f"{p['exec_alloc']:,}",
+                f"{u['exec_alloc']:,}",
+                f"{p['pte']:,}",
+                f"{u['pte']:,}",
+            )
+        )
+    with open(os.path.join(HERE, "ulab.md"), "w") as f:
+        f.write("\n".join(lines + [""] + notes) + "\n")
+    print("\n".join(lines + notes))
+
+
+if __name__ == "__main__":
+    main()
