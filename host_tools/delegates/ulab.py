@@ -24,7 +24,7 @@ _F32 = 6
 # largest im2col matrix (every tap's rows) a convolution gets on the device; above it, one tap at a time
 IM2COL_MAX_BYTES = 16384
 _HEAVY = ("aten::addmm.out", "aten::mm.out", "aten::convolution.out")
-_UNARY = {"aten::relu.out": B.RELU, "aten::hardtanh.out": B.CLAMP, "aten::tanh.out": B.TANH}
+_UNARY = {"aten::relu.out": B.RELU, "aten::hardtanh.out": B.CLAMP, "aten::tanh.out": B.TANH, "aten::sigmoid.out": B.SIGMOID}
 _BINARY = {"aten::add.out": B.ADD, "aten::mul.out": B.MUL}
 
 
@@ -91,6 +91,8 @@ def _claims(ir, ins):
         return not _scalar(ir, a[6]) and (groups == 1 or (groups == c == o and w.sizes[1] == 1))
     if op in _UNARY:
         return _runtime_f32(ir, a[0])
+    if op in _RESHAPING:
+        return _runtime_f32(ir, a[0]) and _RESHAPING[op](ir, a) is not None
     if op in _BINARY:
         same = _runtime_f32(ir, a[0]) and _runtime_f32(ir, a[1]) and _t(ir, a[0]).sizes == _t(ir, a[1]).sizes == _t(ir, a[-1]).sizes
         return same and (op != "aten::add.out" or _scalar(ir, a[2]) == 1)
@@ -174,6 +176,9 @@ def _record(ir, ins, blob, slot_of):
     rows, cols = _rows_cols(y.sizes)
     if op in _BINARY:
         return [_BINARY[op], rows, cols, slot_of(a[0]), slot_of(a[1])]
+    if op in _RESHAPING:
+        code, rows, cols, extra = _RESHAPING[op](ir, a)
+        return [code, rows, cols, slot_of(a[0])] + extra
     rec = [_UNARY[op], rows, cols, slot_of(a[0])]
     if op == "aten::hardtanh.out":
         rec += list(struct.unpack("<2i", struct.pack("<2f", _scalar(ir, a[1]), _scalar(ir, a[2]))))
@@ -202,3 +207,59 @@ def _conv_record(ir, a, blob, slot_of):
     bias = None if ir.values[a[2]].kind == "Null" else blob.weights(_tensor(ir, a[2]))
     geometry = [c, h, wd, kh, kw, stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], mode, oh, ow]
     return [B.CONV, o, oh * ow, slot_of(a[0])] + geometry + [blob.weights(weight), bias]
+
+
+def _numel(sizes):
+    n = 1
+    for d in sizes:
+        n *= d
+    return n
+
+
+def _max_pool(ir, a):
+    """amax over the tiles of max pooling's view [..., A, kh, B, kw] (host_tools/lowering/pool_pass.py)."""
+    sizes = ir.tensor(a[0]).sizes
+    n = len(sizes)
+    dims = sorted(d % n for d in _ints(ir, a[1])) if n else []
+    if n < 4 or dims != [n - 3, n - 1] or _scalar(ir, a[2]):
+        return None
+    return B.MAX_POOL, _numel(sizes[:-3]), sizes[-2], [sizes[-3], sizes[-1]]
+
+
+def _mean(ir, a):
+    """mean over the last dim (no dtype)."""
+    sizes = ir.tensor(a[0]).sizes
+    if not sizes or ir.values[a[1]].kind != "IntList" or ir.values[a[3]].kind != "Null":
+        return None
+    if [d % len(sizes) for d in _ints(ir, a[1])] != [len(sizes) - 1] or not sizes[-1]:
+        return None
+    return B.MEAN, _numel(sizes[:-1]), 1, [sizes[-1]]
+
+
+def _global_avg_pool(ir, a):
+    """avg_pool2d whose window is the whole plane: a mean per channel."""
+    sizes = ir.tensor(a[0]).sizes
+    if len(sizes) not in (3, 4) or _ints(ir, a[1]) != list(sizes[-2:]) or set(_ints(ir, a[3])) != {0}:
+        return None
+    if ir.values[a[6]].kind != "Null" or ir.tensor(a[-1]).sizes[-2:] != (1, 1):
+        return None
+    return B.MEAN, _numel(sizes[:-2]), 1, [sizes[-2] * sizes[-1]]
+
+
+def _upsample(ir, a):
+    """nearest upsampling by whole factors (batch 1)."""
+    x, y = ir.tensor(a[0]).sizes, ir.tensor(a[-1]).sizes
+    if len(x) != 4 or x[0] != 1 or y[2] % x[2] or y[3] % x[3]:
+        return None
+    sh, sw = y[2] // x[2], y[3] // x[3]
+    if ir.values[a[2]].kind == "DoubleList" and list(ir.values[a[2]].payload) != [float(sh), float(sw)]:
+        return None
+    return B.UPSAMPLE, x[1] * y[2], y[3], [sh, sw]
+
+
+_RESHAPING = {
+    "aten::amax.out": _max_pool,
+    "aten::mean.out": _mean,
+    "aten::avg_pool2d.out": _global_avg_pool,
+    "aten::upsample_nearest2d.vec_out": _upsample,
+}

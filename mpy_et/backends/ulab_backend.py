@@ -44,6 +44,10 @@ CLAMP = 4  # operands: x, lo, hi (float32 bits)
 ADD = 5  # operands: a, b
 MUL = 6  # operands: a, b
 TANH = 7  # operands: x
+MAX_POOL = 8  # out[rows, cols] = max of x[rows * kh, cols * kw] over each kh x kw tile  operands: x, kh, kw
+MEAN = 9  # out[rows, 1] = mean of x[rows, n] along a row                   operands: x, n
+UPSAMPLE = 10  # out[rows, cols] = x[rows / sh, cols / sw] (nearest)        operands: x, sh, sw
+SIGMOID = 11  # operands: x
 # convolution modes: the weights' layout and how the device runs it
 IM2COL = 0  # weights [O, kh*kw*C]: one im2col matrix [kh*kw*C, OH*OW], one dot
 TAPS = 1  # weights [kh*kw, O, C]: one tap's rows [C, OH*OW] at a time, a dot per tap (less RAM)
@@ -290,6 +294,51 @@ def _tanh(slots, c):
     slots[c[1]] = np.tanh(slots[c[2]].reshape(c[3]))
 
 
+def _sigmoid(slots, c):
+    t = slots[c[2]].reshape(c[3]) * -1.0
+    t = np.exp(t)
+    t += 1.0
+    slots[c[1]] = 1.0 / t
+
+
+def _prep_max_pool(h, op):
+    _, out, rows, cols, x, kh, kw = op
+    return (_max_pool, out, x, (rows * kh, cols * kw), kh, kw)
+
+
+def _max_pool(slots, c):
+    x = slots[c[2]].reshape(c[3])
+    kh, kw = c[4], c[5]
+    y = x[0::kh, 0::kw]
+    for i in range(kh):
+        for j in range(kw):
+            if i or j:
+                y = np.maximum(y, x[i::kh, j::kw])
+    slots[c[1]] = y
+
+
+def _prep_mean(h, op):
+    return (_mean, op[1], op[4], (op[2], op[5]))
+
+
+def _mean(slots, c):
+    slots[c[1]] = np.mean(slots[c[2]].reshape(c[3]), axis=1).reshape((c[3][0], 1))
+
+
+def _prep_upsample(h, op):
+    _, out, rows, cols, x, sh, sw = op
+    return (_upsample, out, x, (rows // sh, cols // sw), sh, sw, (rows, cols))
+
+
+def _upsample(slots, c):
+    x = slots[c[2]].reshape(c[3])
+    y = np.zeros(c[6], dtype=F32)
+    for i in range(c[4]):
+        for j in range(c[5]):
+            y[i :: c[4], j :: c[5]] = x
+    slots[c[1]] = y
+
+
 def _prep_binary(h, op):
     return (_add if op[0] == ADD else _mul, op[1], op[4], (op[2], op[3]), op[5])
 
@@ -302,11 +351,15 @@ def _mul(slots, c):
     slots[c[1]] = slots[c[2]].reshape(c[3]) * slots[c[4]].reshape(c[3])
 
 
-_UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh}
+_UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh, SIGMOID: _sigmoid}
 _PREPARE = {
     LINEAR: _prep_linear,
     CONV: _prep_conv,
     RELU: _prep_unary,
+    SIGMOID: _prep_unary,
+    MAX_POOL: _prep_max_pool,
+    MEAN: _prep_mean,
+    UPSAMPLE: _prep_upsample,
     CLAMP: _prep_unary,
     TANH: _prep_unary,
     ADD: _prep_binary,
