@@ -271,3 +271,17 @@ def test_unknown_delegate_name_is_rejected():
     model, inputs = _layers()
     with pytest.raises(ValueError, match=r"delegate='xnnpack': no such backend; choose one of ulab"):
         export(model, inputs, delegate="xnnpack")
+
+
+def test_executorch_runtime_reads_our_delegate_and_asks_for_the_backend(capfd):
+    """ExecuTorch's own runtime parses our program's delegate table: it loads
+    the program and, at load_method, looks the backend up by its id."""
+    pytest.importorskip("executorch.runtime")
+    from executorch.runtime import Runtime
+
+    m = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()).eval()
+    pte = export(m, (torch.randn(1, 4),), delegate="ulab")
+    program = Runtime.get().load_program(pte)
+    with pytest.raises(RuntimeError, match="Failed to load method forward"):
+        program.load_method("forward")
+    assert "Backend UlabBackend is not registered" in capfd.readouterr().err
