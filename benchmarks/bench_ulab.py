@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 HEAP = 8 * 1024 * 1024  # room for every zoo model both ways (1 MiB, the target's default, is too small for some)
 
 
-def measure(name, repeat, heap, rounds):
+def measure(name, repeat, heap, rounds, min_heaps=False):
     model, inputs = build(name)
     with torch.no_grad():
         want = model(*inputs)
@@ -35,6 +35,8 @@ def measure(name, repeat, heap, rounds):
         # never speeds it up); the fast ulab runs get more timed calls
         results = [run(pte, inputs, target="circuitpython", repeat=repeat * (4 if delegate else 1), heap_bytes=heap) for _ in range(rounds)]
         res = min(results, key=lambda r: r.stats["execute_us"])
+        if min_heaps:
+            row.setdefault("min_heap", {})[label] = min_heap(pte, inputs, heap)
         stats = res.stats
         row[label] = {
             "us": stats["execute_us"],
@@ -54,6 +56,22 @@ def measure(name, repeat, heap, rounds):
     return row
 
 
+def min_heap(pte, inputs, hi, step=16 * 1024):
+    """The smallest CircuitPython heap (to `step` bytes) in which the program
+    loads and runs: what a board must have free for it, runtime included."""
+    from host_tools.targets import TargetError
+
+    lo = step
+    while hi - lo > step:
+        mid = (lo + hi) // 2 // step * step
+        try:
+            run(pte, inputs, target="circuitpython", repeat=1, heap_bytes=mid)
+            hi = mid
+        except TargetError:
+            lo = mid
+    return hi
+
+
 def _left(pte):
     """Kernel calls left outside the delegates."""
     from mpy_et import Program
@@ -66,6 +84,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--min-heap", action="store_true", help="also find the smallest heap each program runs in (slow)")
     ap.add_argument("--heap", type=int, default=HEAP, help="CircuitPython heap bytes")
     ap.add_argument("models", nargs="*")
     args = ap.parse_args()
@@ -73,7 +92,7 @@ def main():
     rows = []
     for name in names:
         try:
-            rows.append(measure(name, args.repeat, args.heap, args.rounds))
+            rows.append(measure(name, args.repeat, args.heap, args.rounds, args.min_heap))
         except Exception as e:  # a model that cannot run is a line in the notes, not the end of the run
             rows.append({"model": name, "error": "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[-1][:300])})
         print(rows[-1], flush=True)
@@ -86,12 +105,14 @@ def main():
         " median of the timed execute() calls inside CircuitPython (--repeat calls portable, 4x that with ulab;"
         " ulab's figure includes the garbage collections its allocations cause). The machine is shared:"
         " figures move between runs. Heap: bytes the load took (free before - free after),"
-        " and bytes allocated by one execute() (ulab's result arrays and views; garbage collected)."
-        % (args.repeat, args.rounds, args.heap, datetime.date.today()),
+        " and bytes allocated by one execute() (ulab's result arrays and views; garbage collected);"
+        " with --min-heap the smallest heap (16 KB steps) the program loads and runs in, runtime included:"
+        " what a board must have free." % (args.repeat, args.rounds, args.heap, datetime.date.today()),
         "",
         "| model | partitioner took | portable ms | ulab ms | speed-up | max abs err ulab vs PyTorch"
-        " | load heap portable / ulab | allocated per inference portable / ulab | .pte bytes portable / ulab |",
-        "|---|---|---|---|---|---|---|---|---|",
+        " | load heap portable / ulab | allocated per inference portable / ulab | .pte bytes portable / ulab"
+        " | smallest heap portable / ulab |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     notes = []
     for r in rows:
@@ -99,8 +120,9 @@ def main():
             notes.append("- %s: %s" % (r["model"], r["error"]))
             continue
         p, u = r["portable"], r["ulab"]
+        least = r.get("min_heap")
         lines.append(
-            "| %s | %s | %.1f | %.1f | %.1fx | %.1e | %s / %s | %s / %s | %s / %s |"
+            "| %s | %s | %.1f | %.1f | %.1fx | %.1e | %s / %s | %s / %s | %s / %s | %s |"
             % (
                 r["model"],
                 r["claimed"],
@@ -114,6 +136,7 @@ def main():
                 f"{u['exec_alloc']:,}",
                 f"{p['pte']:,}",
                 f"{u['pte']:,}",
+                f"{least['portable'] // 1024} KB / {least['ulab'] // 1024} KB" if least else "",
             )
         )
     with open(os.path.join(HERE, "ulab.md"), "w") as f:

@@ -20,9 +20,9 @@ class Layers(torch.nn.Module):
     def __init__(self):
         super().__init__()
         torch.manual_seed(0)
-        self.stem = torch.nn.Conv2d(2, 8, 3, stride=2, padding=1)  # small im2col matrix: IM2COL
+        self.stem = torch.nn.Conv2d(2, 8, 3, stride=2, padding=1)  # one im2col matrix (g = 9 taps)
         self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)  # DEPTHWISE
-        self.big = torch.nn.Conv2d(8, 16, 5, padding=2)  # large im2col matrix: TAPS
+        self.big = torch.nn.Conv2d(8, 16, 5, padding=2)  # taps in groups of 8, 8, 8, 1 (IM2COL_MAX_BYTES)
         self.pw = torch.nn.Conv2d(16, 8, 1)  # 1x1: the input is the matrix
         self.fc = torch.nn.Linear(8, 10)
         self.fc2 = torch.nn.Linear(10, 10, bias=False)

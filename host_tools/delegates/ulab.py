@@ -2,13 +2,14 @@
 
 partition() claims fp32 linear (addmm / mm with constant weights) and
 convolution (groups 1 or depthwise, batch 1, 1-D or 2-D; run with im2col
-on the device) and the elementwise ops around them (relu, hardtanh, tanh,
-add and mul of same-shaped tensors): runs of consecutive such instructions
+on the device) and the ops around them (relu, hardtanh, tanh, sigmoid, add
+and mul of same-shaped tensors, max pooling, mean over the last dim, global
+average pooling, nearest upsampling): runs of consecutive such instructions
 holding at least one linear or convolution. preprocess() writes the run as
 the blob mpy_et/backends/ulab_backend.py reads (its docstring has the
 format), with the weights in the layouts ulab uses in place: linear weights
-[K, N], convolution weights [O, kh * kw * C] (tap-major im2col rows),
-depthwise weights [kh * kw, C].
+[K, N], convolution weights [O, g * C] per group of g taps (tap-major
+im2col rows), depthwise weights [kh * kw, C].
 """
 
 import struct
@@ -19,9 +20,15 @@ from host_tools.lowering.ir import tensor_bytes
 from host_tools.planning.lifetimes import outputs_of
 from mpy_et.backends import ulab_backend as B
 
+if B.np is None:  # CPython has no ulab: numpy stands in, so exported programs load here (export's check, tests)
+    import numpy
+
+    B.use(numpy)
+
 BACKEND_ID = "UlabBackend"
 _F32 = 6
-# largest im2col matrix (every tap's rows) a convolution gets on the device; above it, one tap at a time
+# largest im2col matrix a convolution gets on the device (one scratch buffer per
+# delegate call); more taps than fit are run in groups, a dot per group
 IM2COL_MAX_BYTES = 16384
 _HEAVY = ("aten::addmm.out", "aten::mm.out", "aten::convolution.out")
 _UNARY = {"aten::relu.out": B.RELU, "aten::hardtanh.out": B.CLAMP, "aten::tanh.out": B.TANH, "aten::sigmoid.out": B.SIGMOID}
@@ -197,15 +204,15 @@ def _conv_record(ir, a, blob, slot_of):
         c, h, wd = x.sizes[1:]
         oh, ow = y.sizes[2:]
     o, kh, kw = w.shape[0], w.shape[2], w.shape[3]
+    taps = kh * kw
     if _scalar(ir, a[8]) != 1:
-        mode, weight = B.DEPTHWISE, w.reshape(o, kh * kw).t()  # [taps, C]
-    elif 4 * kh * kw * c * oh * ow <= IM2COL_MAX_BYTES:
-        mode, weight = B.IM2COL, w.permute(0, 2, 3, 1).reshape(o, kh * kw * c)  # row o: tap-major, channel-minor
-    else:
-        mode, weight = B.TAPS, w.permute(2, 3, 0, 1).reshape(kh * kw, o, c)  # one [O, C] block per tap
-    weight = weight.contiguous()
+        g, weight = B.DEPTHWISE, w.reshape(o, taps).t()  # [taps, C]
+    else:  # taps in groups of g, each an im2col matrix of at most IM2COL_MAX_BYTES: weights [O, g*C] per group
+        g = max(1, min(taps, IM2COL_MAX_BYTES // (4 * c * oh * ow)))
+        tap_major = w.permute(0, 2, 3, 1).reshape(o, taps * c)
+        weight = torch.cat([tap_major[:, k * c : min(k + g, taps) * c].flatten() for k in range(0, taps, g)])
     bias = None if ir.values[a[2]].kind == "Null" else blob.weights(_tensor(ir, a[2]))
-    geometry = [c, h, wd, kh, kw, stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], mode, oh, ow]
+    geometry = [c, h, wd, kh, kw, stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], g, oh, ow]
     return [B.CONV, o, oh * ow, slot_of(a[0])] + geometry + [blob.weights(weight), bias]
 
 

@@ -18,8 +18,8 @@ Allocation per inference: ulab allocates every op's result array (its bytes
 plus ~50 for the header), the views slicing makes, and nothing else; the
 inputs, outputs, weights, padded inputs and im2col matrices are made at load.
 A port without ulab cannot run it: is_available() is False and the load
-fails naming the backend (mpy_et/delegate.py). CPython runs it with numpy
-standing in (the host's load check, tests): same calls, same layouts.
+fails naming the backend (mpy_et/delegate.py). On CPython the host hands in
+numpy instead (use(); the host's load check, tests): same calls, same layouts.
 """
 
 import struct
@@ -29,16 +29,21 @@ from mpy_et.errors import INVALID_PROGRAM, MpyEtError
 try:
     from ulab import numpy as np
 except ImportError:
-    try:
-        import numpy as np  # CPython
-    except ImportError:
-        np = None
+    np = None  # unavailable, unless the host hands in numpy (use())
 
-F32 = None if np is None else getattr(np, "float32", None) or np.float
+F32 = None if np is None else np.float
+
+
+def use(module):
+    """Run on `module` (numpy's API) instead of ulab: the host checks exported
+    programs on CPython this way (host_tools/delegates/ulab.py)."""
+    global np, F32
+    np, F32 = module, module.float32
+
 
 _MAGIC = 0x31424C55
 LINEAR = 1  # out = x[rows, k] . w[k, cols] (+ b[cols])           operands: x, k, w, b
-CONV = 2  # out[O, OH*OW] = conv2d (groups 1 or depthwise)       operands: x, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, mode, OH, OW, w, b
+CONV = 2  # out[O, OH*OW] = conv2d (groups 1 or depthwise)       operands: x, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, g, OH, OW, w, b
 RELU = 3  # operands: x
 CLAMP = 4  # operands: x, lo, hi (float32 bits)
 ADD = 5  # operands: a, b
@@ -48,10 +53,11 @@ MAX_POOL = 8  # out[rows, cols] = max of x[rows * kh, cols * kw] over each kh x 
 MEAN = 9  # out[rows, 1] = mean of x[rows, n] along a row                   operands: x, n
 UPSAMPLE = 10  # out[rows, cols] = x[rows / sh, cols / sw] (nearest)        operands: x, sh, sw
 SIGMOID = 11  # operands: x
-# convolution modes: the weights' layout and how the device runs it
-IM2COL = 0  # weights [O, kh*kw*C]: one im2col matrix [kh*kw*C, OH*OW], one dot
-TAPS = 1  # weights [kh*kw, O, C]: one tap's rows [C, OH*OW] at a time, a dot per tap (less RAM)
-DEPTHWISE = 2  # weights [kh*kw, C]: per tap, rows times a column of weights
+# A convolution's g: 0 for depthwise (weights [kh*kw, C]: per tap, the tap's
+# rows [C, OH*OW] times a column of weights), else the taps in one im2col
+# matrix [g*C, OH*OW] (the taps in groups of g, one dot each: weights [O, g*C]
+# per group, tap-major; g = kh*kw is plain im2col, smaller g less RAM)
+DEPTHWISE = 0
 
 
 class _Handle:
@@ -66,7 +72,7 @@ class _Handle:
 
 
 class UlabBackend:
-    NEEDS = "needs ulab (CircuitPython's numpy; numpy on CPython), which this port lacks"
+    NEEDS = "needs ulab (CircuitPython's numpy), which this port lacks"
 
     def is_available(self):
         return np is not None
@@ -182,44 +188,43 @@ def _linear(slots, c):
 
 
 def _prep_conv(h, op):
-    _, out, o, p, x, ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, mode, oh, ow, w, b = op
+    _, out, o, p, x, ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, g, oh, ow, w, b = op
     kk = kh * kw
     direct = kk == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0  # 1x1: the input is the im2col matrix
     hp = hh + 2 * ph
     pad = cols = None
     if ph or pw:
         pad = np.frombuffer(h.pad, dtype=F32, count=ch * hp * (ww + 2 * pw)).reshape((ch * hp, ww + 2 * pw))
-    if not direct:  # im2col: every tap's rows; otherwise one tap's rows at a time
-        rows = (kk if mode == IM2COL else 1) * ch
+    if not direct:
+        rows = (g or 1) * ch
         cols = np.frombuffer(h.cols, dtype=F32, count=rows * oh * ow).reshape((rows, oh * ow))
-    if mode == IM2COL:
-        weight = _weights(h, w, o * kk * ch, (o, kk * ch))
-    else:  # per tap: [O, C] blocks, or depthwise [C, 1] columns
-        n = ch if mode == DEPTHWISE else o * ch
-        weight = [_weights(h, w + 4 * n * k, n, (ch, 1) if mode == DEPTHWISE else (o, ch)) for k in range(kk)]
+    if g == DEPTHWISE:
+        weight = [_weights(h, w + 4 * ch * k, ch, (ch, 1)) for k in range(kk)]
+    else:
+        weight = [_weights(h, w + 4 * o * ch * k, o * ch * min(g, kk - k), (o, ch * min(g, kk - k))) for k in range(0, kk, g)]
     bias = _weights(h, b, o, (o, 1))
     geometry = (ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hp)
-    return (_conv, out, x, geometry, pad, cols, weight, bias, mode, direct, h.zero_pad)
+    return (_conv, out, x, geometry, pad, cols, weight, bias, g, direct, h.zero_pad)
 
 
 def _conv_scratch(h, op):
     """Grow the shared scratch sizes for a convolution; its padding geometry."""
     ch, hh, ww, kh, kw, sh, sw, ph, pw = op[5:14]
-    oh, ow, mode = op[17], op[18], op[16]
+    g, oh, ow = op[16], op[17], op[18]
     if ph or pw:
         h.pad_bytes = max(h.pad_bytes, 4 * ch * (hh + 2 * ph) * (ww + 2 * pw))
     if not (kh * kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0):
-        h.cols_bytes = max(h.cols_bytes, 4 * (kh * kw if mode == IM2COL else 1) * ch * oh * ow)
+        h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * ow)
     return (ch, hh, ww, ph, pw) if ph or pw else None
 
 
 def _conv(slots, c):
     ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hp = c[3]
     x = slots[c[2]]
-    pad, cols, weight, mode = c[4], c[5], c[6], c[8]
+    pad, cols, weight, g = c[4], c[5], c[6], c[8]
     if c[9]:  # 1x1, stride 1, no padding
         x = x.reshape((ch, hh * ww))
-        y = x * weight[0] if mode == DEPTHWISE else np.dot(weight if mode == IM2COL else weight[0], x)
+        y = x * weight[0] if g == DEPTHWISE else np.dot(weight[0], x)
     else:
         x = x.reshape((ch * hh, ww))
         if pad is not None:  # into the zero-padded buffer: one slice per row or per channel
@@ -233,25 +238,22 @@ def _conv(slots, c):
                     pad[k * hp + ph : k * hp + ph + hh, pw : pw + ww] = x[k * hh : k * hh + hh, :]
             x = pad
         y = None
-        for ky in range(kh):
-            for kx in range(kw):
-                k = ky * kw + kx
-                _gather(x, cols, k * ch if mode == IM2COL else 0, ch, hp, ky * dh, kx * dw, sh, sw, oh, ow)
-                if mode == IM2COL:
-                    continue
-                if mode == TAPS:
-                    t = np.dot(weight[k], cols)
-                elif y is None:
-                    t = cols * weight[k]
-                else:  # depthwise: in place, nothing allocated
+        kk = kh * kw
+        for k in range(kk):
+            j = k % g if g else 0
+            _gather(x, cols, j * ch, ch, hp, (k // kw) * dh, (k % kw) * dw, sh, sw, oh, ow)
+            if g == DEPTHWISE:
+                if y is None:
+                    y = cols * weight[k]
+                else:  # in place: nothing allocated
                     cols *= weight[k]
-                    t = cols
+                    y += cols
+            elif j == g - 1 or k == kk - 1:  # a group of taps gathered: its dot
+                t = np.dot(weight[k // g], cols if j == g - 1 else cols[0 : (j + 1) * ch])
                 if y is None:
                     y = t
                 else:
                     y += t
-        if mode == IM2COL:
-            y = np.dot(weight, cols)
     if c[7] is not None:
         y += c[7]  # in place: y is this op's own result
     slots[c[1]] = y
