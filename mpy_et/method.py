@@ -8,7 +8,6 @@ from array import array
 
 from mpy_et import dtypes
 from mpy_et import schema as S
-from mpy_et.delegate import delegate_step, get_backend
 from mpy_et.errors import (
     INTERNAL,
     INVALID_ARGUMENT,
@@ -294,7 +293,7 @@ class Method:
                     pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, what)
                     if tag == S.INSTRUCTION_ARGUMENTS_FREE_CALL:
                         continue  # storage is planned ahead of time: nothing to free
-                    if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL:
+                    if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL and pos:
                         op = r.scalar(pos, S.DELEGATE_CALL_DELEGATE_INDEX, FlatReader.i32, 0, what)
                         if op < 0:
                             r.fail(what, "delegate_index %d is negative" % op)
@@ -326,7 +325,7 @@ class Method:
                     for a in args:
                         if last[a] == i + 1:
                             values[a] = None
-                    steps[j], ctxs[j] = delegate_step, step
+                    steps[j], ctxs[j] = step
                     j += 1
                     continue
                 name = op_names[op]
@@ -376,12 +375,14 @@ class Method:
 
     def _backend(self, index, i):
         """The backend of delegates[index] (pass 0: unknown or unavailable ones fail here)."""
+        from mpy_et.backends import get_backend  # only programs with delegates pay for the package
+
         where = "%s (delegate call, delegates[%d])" % (_INSTRUCTION, index)  # _located adds the index
         backend_id = self.program.backend_delegate(self._plan, index, where)[0]
         return get_backend(backend_id, where)
 
     def _delegate(self, backends, index, i, args, values):
-        """The step context of the delegate call at instruction i: the
+        """(step, context) of the delegate call at instruction i: the
         backend initialized once per delegate (at its first call)."""
         entry = backends[index]
         where = "instruction %d (delegate call, delegates[%d])" % (i, index)
@@ -403,7 +404,9 @@ class Method:
                 prepare(handle, vals)
             except MpyEtError as e:
                 raise MpyEtError(e.code, "%s: %s" % (where, e.message))
-        return (backend.execute, handle, vals)
+        from mpy_et.backends import delegate_step
+
+        return delegate_step, (backend.execute, handle, vals)
 
     def close(self):
         """Release what the method's backends hold (ExecuTorch's destroy)."""

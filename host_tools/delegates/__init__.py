@@ -2,7 +2,7 @@
 
 A backend is one small module here (e.g. host_tools/delegates/ulab.py) with
 
-    BACKEND_ID                         the id the device resolves (mpy_et/delegate.py)
+    BACKEND_ID                         the id the device resolves (mpy_et/backends/__init__.py)
     partition(ir) -> [[i, ...], ...]   runs of consecutive instruction indices it claims
     preprocess(ir, instructions, inputs, outputs) -> (blob bytes, [(key, bytes)])
                                        the claimed instructions as the backend's blob

@@ -65,12 +65,13 @@ def device_modules(operators, registry=None, backends=()):
     load (OperatorMissing, every missing operator named); so are backends
     the runtime does not know (NotSupported naming the backend).
     """
-    from mpy_et.delegate import _KNOWN
+    from mpy_et.backends import _KNOWN
 
     if registry is None:
         from portable_kernels.registry import KERNELS as registry
     todo = ["portable_kernels.registry"] + sorted({registry[op][0] for op in operators if op in registry})
-    todo += [_KNOWN[b] for b in backends if b in _KNOWN]
+    if backends:  # the registry package, and the modules of the backends it knows
+        todo += ["mpy_et.backends.__init__"] + [_KNOWN[b] for b in backends if b in _KNOWN]
     todo += [RUNTIME_PACKAGE + "." + f[:-3] for f in os.listdir(os.path.join(_ROOT, RUNTIME_PACKAGE)) if f.endswith(".py")]
     seen = set()
     while todo:

@@ -18,7 +18,7 @@ Allocation per inference: ulab allocates every op's result array (its bytes
 plus ~50 for the header), the views slicing makes, and nothing else; the
 inputs, outputs, weights, padded inputs and im2col matrices are made at load.
 A port without ulab cannot run it: is_available() is False and the load
-fails naming the backend (mpy_et/delegate.py). On CPython the host hands in
+fails naming the backend (mpy_et/backends/__init__.py). On CPython the host hands in
 numpy instead (use(); the host's load check, tests): same calls, same layouts.
 """
 
