@@ -28,15 +28,24 @@ def measure(name, repeat, heap, rounds, min_heaps=False):
     with torch.no_grad():
         want = model(*inputs)
     row = {"model": name}
-    for label, delegate in (("portable", None), ("ulab", "ulab")):
+    variants = (("portable", None), ("ulab", "ulab"))
+    ptes, results = {}, {}
+    for label, delegate in variants:
         report = {}
-        pte = export(model, inputs, delegate=delegate, report=report)
-        # the lowest median of the rounds (a busy shared machine slows a round,
-        # never speeds it up); the fast ulab runs get more timed calls
-        results = [run(pte, inputs, target="circuitpython", repeat=repeat * (4 if delegate else 1), heap_bytes=heap) for _ in range(rounds)]
-        res = min(results, key=lambda r: r.stats["execute_us"])
-        if min_heaps:
-            row.setdefault("min_heap", {})[label] = min_heap(pte, inputs, heap)
+        ptes[label] = export(model, inputs, delegate=delegate, report=report)
+        if delegate:
+            runs = report["delegated"]
+            taken = sum(len(r) for r in runs)
+            row["claimed"] = "%d call(s), %d of %d ops" % (len(runs), taken, taken + _left(ptes[label]))
+    # rounds alternate the two programs, and each keeps its lowest median (a busy
+    # shared machine slows a round, never speeds it up); ulab runs get more timed calls
+    for _ in range(rounds):
+        for label, delegate in variants:
+            res = run(ptes[label], inputs, target="circuitpython", repeat=repeat * (4 if delegate else 1), heap_bytes=heap)
+            if label not in results or res.stats["execute_us"] < results[label].stats["execute_us"]:
+                results[label] = res
+    for label, _ in variants:
+        res, pte = results[label], ptes[label]
         stats = res.stats
         row[label] = {
             "us": stats["execute_us"],
@@ -45,13 +54,8 @@ def measure(name, repeat, heap, rounds, min_heaps=False):
             "exec_alloc": stats["execute_heap_bytes"],
             "pte": len(pte),
         }
-        if delegate:
-            runs = report["delegated"]
-            row["claimed"] = "%d call(s), %d of %d ops" % (
-                len(runs),
-                sum(len(r) for r in runs),
-                sum(len(r) for r in runs) + _left(pte),
-            )
+        if min_heaps:
+            row.setdefault("min_heap", {})[label] = min_heap(pte, inputs, heap)
     row["speedup"] = row["portable"]["us"] / row["ulab"]["us"]
     return row
 
@@ -83,7 +87,8 @@ def _left(pte):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", default="ulab.md", help="the table's file name in benchmarks/")
     ap.add_argument("--min-heap", action="store_true", help="also find the smallest heap each program runs in (slow)")
     ap.add_argument("--heap", type=int, default=HEAP, help="CircuitPython heap bytes")
     ap.add_argument("models", nargs="*")
@@ -99,15 +104,16 @@ def main():
     lines = [
         "# The ulab delegate on CircuitPython",
         "",
-        "Measured by `python benchmarks/bench_ulab.py --repeat %d --rounds %d --heap %d` on %s: each model exported with"
+        "Measured by `python benchmarks/bench_ulab.py --repeat %d --rounds %d --heap %d%s` on %s: each model exported with"
         ' `delegate="ulab"` and without, both run on the `circuitpython` target (CircuitPython 10.3 unix'
-        " port, 32-bit, ulab 6.5.3, x86 host) in the same run; latency is the lowest over the rounds of the"
+        " port, 32-bit, ulab 6.5.3, x86 host) in the same run; latency is the lowest over the rounds (alternating the two programs) of the"
         " median of the timed execute() calls inside CircuitPython (--repeat calls portable, 4x that with ulab;"
         " ulab's figure includes the garbage collections its allocations cause). The machine is shared:"
         " figures move between runs. Heap: bytes the load took (free before - free after),"
         " and bytes allocated by one execute() (ulab's result arrays and views; garbage collected);"
         " with --min-heap the smallest heap (16 KB steps) the program loads and runs in, runtime included:"
-        " what a board must have free." % (args.repeat, args.rounds, args.heap, datetime.date.today()),
+        " what a board must have free."
+        % (args.repeat, args.rounds, args.heap, " --min-heap" if args.min_heap else "", datetime.date.today()),
         "",
         "| model | partitioner took | portable ms | ulab ms | speed-up | max abs err ulab vs PyTorch"
         " | load heap portable / ulab | allocated per inference portable / ulab | .pte bytes portable / ulab"
@@ -139,7 +145,7 @@ def main():
                 f"{least['portable'] // 1024} KB / {least['ulab'] // 1024} KB" if least else "",
             )
         )
-    with open(os.path.join(HERE, "ulab.md"), "w") as f:
+    with open(os.path.join(HERE, args.out), "w") as f:
         f.write("\n".join(lines + [""] + notes) + "\n")
     print("\n".join(lines + notes))
 

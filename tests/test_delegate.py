@@ -259,6 +259,35 @@ def test_bad_delegate_index_is_invalid_program(layers_pte):
         program.backend_delegate(program._plans["forward"], 5, "test")
 
 
+@pytest.mark.parametrize(
+    "word, value, error",
+    [
+        (0, 0x12345678, r"not a ulab blob \(magic 12345678\)"),
+        (7, 99, r"ulab blob: op record at word 7 is malformed"),  # the first op's word count (after 1 output slot)
+        (8, 99, r"ulab blob: op record at word 7 is malformed"),  # its opcode
+    ],
+)
+def test_malformed_ulab_blob_is_invalid_program(layers_pte, word, value, error):
+    *_, pte, _ = layers_pte
+    program = Program.load(pte)
+    blob = program.backend_delegate(program._plans["forward"], 0, "test")[1]
+    start = blob_offset(program, blob)
+    data = bytearray(pte)
+    data[start + 4 * word : start + 4 * word + 4] = value.to_bytes(4, "little")
+    with pytest.raises(
+        MpyEtError, match=r"InvalidProgram \(0x23\): instruction 0 \(delegate call, delegates\[0\]\): backend 'UlabBackend': " + error
+    ):
+        Program.load(bytes(data)).load_method()
+
+
+def blob_offset(program, blob):
+    """Where a blob (a memoryview into the program) starts in the program's bytes."""
+    for off, size in program.segments:
+        if bytes(program.buf[off : off + size]) == bytes(blob):
+            return off
+    raise LookupError("blob")
+
+
 def test_selective_build_ships_the_backend_only_with_programs_that_use_it(layers_pte, examples):
     from host_tools.targets.run import board_build
 

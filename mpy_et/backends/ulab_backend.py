@@ -65,7 +65,7 @@ class _Handle:
 
     def __init__(self, n_inputs, outputs, n_slots, ops):
         self.n_inputs = n_inputs
-        self.outputs = outputs  # (slot, rows, cols) per output
+        self.outputs = outputs  # the slot of each output
         self.slots = [None] * n_slots
         self.ops = ops  # (function, ctx) per op; made by prepare()
         self.views = None  # output tensors as 2-D arrays (prepare)
@@ -90,9 +90,14 @@ class UlabBackend:
         pos += n_out
         ops = []
         for _ in range(n_ops):
-            n = w[pos]
+            n = w[pos] if pos < n_words else 0
+            if n < 3 or pos + n > n_words or _WORDS.get(w[pos + 1]) != n - 1 or not n_in <= w[pos + 2] < n_slots:
+                raise MpyEtError(INVALID_PROGRAM, "ulab blob: op record at word %d is malformed" % pos)
             ops.append(w[pos + 1 : pos + n])
             pos += n
+        for s in outputs:
+            if not n_in <= s < n_slots:
+                raise MpyEtError(INVALID_PROGRAM, "ulab blob: output slot %d out of range" % s)
         h = _Handle(n_in, outputs, n_slots, ops)
         h.blob = processed
         return h
@@ -107,16 +112,24 @@ class UlabBackend:
         for i in range(h.n_inputs):
             h.slots[i] = _view(args[i])
         shapes = {}
+        numel = {i: args[i].numel for i in range(h.n_inputs)}
         last = {}  # slot -> the last op reading it
         pads = set()
         h.pad_bytes = h.cols_bytes = 0
         for i in range(len(h.ops)):
             op = h.ops[i]
-            shapes[op[1]] = (op[2], op[3])
             for s in op[4 : 6 if op[0] in (ADD, MUL) else 5]:
+                if numel.get(s) != _reads(op):  # what the op reshapes its input to: checked once here
+                    raise MpyEtError(
+                        INVALID_PROGRAM, "ulab blob: op %d (opcode %d) reads slot %d as %s elements" % (i, op[0], s, _reads(op))
+                    )
                 last[s] = i
+            shapes[op[1]] = (op[2], op[3])
+            numel[op[1]] = op[2] * op[3]
             if op[0] == CONV:
-                pads.add(_conv_scratch(h, op))
+                pad = _conv_scratch(h, op)
+                if pad is not None:
+                    pads.add(pad)
         # the convolutions' padded inputs and im2col rows: one buffer each for all
         # ops (run one after the other); a padded input is zeroed before it is
         # filled when several geometries share the buffer
@@ -151,6 +164,22 @@ class UlabBackend:
 
     def destroy(self, h):
         h.slots = h.ops = h.views = None
+
+
+def _reads(op):
+    """Elements an op reads from its input slot(s)."""
+    code, rows, cols = op[0], op[2], op[3]
+    if code == LINEAR:
+        return rows * op[5]
+    if code == CONV:
+        return op[5] * op[6] * op[7]
+    if code == MAX_POOL:
+        return rows * op[5] * cols * op[6]
+    if code == MEAN:
+        return rows * op[5]
+    if code == UPSAMPLE:
+        return (rows // op[5]) * (cols // op[6])
+    return rows * cols
 
 
 def _view(t):
@@ -353,6 +382,8 @@ def _mul(slots, c):
     slots[c[1]] = slots[c[2]].reshape(c[3]) * slots[c[4]].reshape(c[3])
 
 
+# words of each op's record (opcode, out slot, rows, cols, operands)
+_WORDS = {LINEAR: 8, CONV: 21, RELU: 5, CLAMP: 7, ADD: 6, MUL: 6, TANH: 5, MAX_POOL: 7, MEAN: 6, UPSAMPLE: 7, SIGMOID: 5}
 _UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh, SIGMOID: _sigmoid}
 _PREPARE = {
     LINEAR: _prep_linear,
