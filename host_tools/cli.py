@@ -61,6 +61,8 @@ def cmd_export(args):
     kernels = args.kernels or ns.get("kernels")  # custom operators' device kernels
     if kernels:
         kw["kernels"] = kernels
+    if args.delegate:
+        kw["delegate"] = args.delegate
     if args.patch:
         kw["patch"] = True
     data = _export(export, model, inputs, args.output, args.model, **kw)
@@ -76,6 +78,9 @@ def cmd_export(args):
                 patched["macs_after"],
             )
         )
+    if kw["report"].get("delegated"):
+        runs = kw["report"]["delegated"]
+        print("delegated to %s: %d call(s) replacing %d operator call(s)" % (args.delegate, len(runs), sum(len(r) for r in runs)))
     if _keeps_state(data, kernels):  # `run` makes the calls in order, each against PyTorch
         from host_tools.targets.calls import default_calls, reference_outputs
 
@@ -393,6 +398,9 @@ def _parser():
         help="also write an ETRecord: Inspector(etdump_path=..., etrecord=PATH) maps profile events to modules",
     )
     e.add_argument("--kernels", help="a .py file of custom operators' device kernels (KERNELS; default: the model file's `kernels`)")
+    e.add_argument(
+        "--delegate", choices=["ulab"], help="hand what the backend claims to it (ulab: fp32 linear/conv on CircuitPython's ulab)"
+    )
     e.add_argument("--bundle", action="store_true", help="also write a bundled program (.bpte: the program and its example as a test case)")
     e.add_argument(
         "--patch",

@@ -52,6 +52,7 @@ def export(
     methods=None,
     kernels=None,
     patch=None,
+    delegate=None,
 ):
     """Export a model to an ExecuTorch-compatible .pte.
 
@@ -112,6 +113,10 @@ def export(
             peak + heap of the added instructions); outputs are bit for bit
             the unpatched program's. With report, report["patch"] says what
             was patched, the peak and the MACs before and after.
+        delegate: a backend of host_tools/delegates ("ulab") that takes the
+            parts of the program it claims (DelegateCall instructions; see
+            host_tools/delegates/__init__.py); with report, "delegated" lists
+            the operators each call replaced.
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -168,6 +173,12 @@ def export(
         irs[0] = (method_name, patched)
         if report is not None:
             report["patch"] = info
+    if delegate is not None:  # delegation (host_tools/delegates): before planning
+        from host_tools.delegates import delegate as delegate_to
+
+        replaced = [delegate_to(m, delegate) for _, m in irs]
+        if report is not None:
+            report["delegated"] = replaced[0]
     ir = irs[0][1]
     if report is not None:  # for the numeric debugger (host_tools/devtools/debug.py)
         report["graph"] = ep

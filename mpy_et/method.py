@@ -34,7 +34,6 @@ class Method:
         self.program = program
         r = program.reader
         w = "method %r" % name
-        self._check_unsupported(r, plan, w)
         self.buffers = self._planned_buffers(r, plan, buffers, w)
         self.planned_bytes = sum(len(b) for b in self.buffers)
         self._views = {}
@@ -52,6 +51,7 @@ class Method:
             if t.data is None:  # supplied at input time: give it its own buffer
                 t.bind(bytearray(t.nbytes), 0)
         self._plan = plan
+        self._handles = []  # (backend, handle) of each initialized delegate (close())
         self._steps, self._no_step = self._instructions(r, plan, values, registry, kernels, w)
         del self._views, self._values_start, self._stream
         # Every step marked allocation-free (mpy_et/noalloc.py): execute() locks
@@ -61,12 +61,6 @@ class Method:
         self._tracer = None
 
     # -- load time ---------------------------------------------------------
-
-    def _check_unsupported(self, r, plan, w):
-        start, n = r.vector(plan, S.EXECUTION_PLAN_DELEGATES, 4, w + " delegates")
-        if n:
-            ids = [r.string(r.table_at(start, i, w), S.BACKEND_DELEGATE_ID, w) for i in range(n)]
-            raise MpyEtError(NOT_SUPPORTED, "%s uses backend delegates %s; mpy_et runs portable kernels only" % (w, ids))
 
     def _planned_buffers(self, r, plan, buffers, w):
         start, n = r.vector(plan, S.EXECUTION_PLAN_NON_CONST_BUFFER_SIZES, 8, w + " non_const_buffer_sizes")
@@ -287,6 +281,7 @@ class Method:
         steps, ctxs, no_step = [None] * n, [None] * n, []
         at = None  # control flow: the step index each instruction starts at (jump destinations)
         jumps = []  # steps of JumpFalseCall instructions, their destinations fixed at the end
+        backends = {}  # delegate index -> backend (pass 0), then -> (backend, handle) once initialized
         j = 0
         for phase in (0, 1):
             if phase:
@@ -305,9 +300,13 @@ class Method:
                     pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, what)
                     if tag == S.INSTRUCTION_ARGUMENTS_FREE_CALL:
                         continue  # storage is planned ahead of time: nothing to free
-                    if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL:
-                        raise MpyEtError(NOT_SUPPORTED, "%s: delegate calls are not supported" % what)
-                    if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL or tag == S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL:
+                    if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL and pos:
+                        op = r.scalar(pos, S.DELEGATE_CALL_DELEGATE_INDEX, FlatReader.i32, 0, what)
+                        if op < 0:
+                            r.fail(what, "delegate_index %d is negative" % op)
+                        op = -1 - op  # < 0: a delegate call
+                        sa, na = r.vector(pos, S.DELEGATE_CALL_ARGS, 4, what)
+                    elif tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL or tag == S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL:
                         if not pos:
                             r.fail(what, "empty control-flow instruction")
                         if phase:
@@ -315,18 +314,33 @@ class Method:
                         else:
                             self._control_uses(r, pos, tag, i, n, n_values, last)
                         continue
-                    if tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL or not pos:
+                    elif tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL or not pos:
                         r.fail(what, "unknown or empty instruction (type tag %d)" % tag)
-                    op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, what)
-                    if op < 0 or op >= n_ops:
-                        r.fail(what, "op_index %d out of range (%d operators)" % (op, n_ops))
-                    sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, what)
+                    else:
+                        op = r.scalar(pos, S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, what)
+                        if op < 0 or op >= n_ops:
+                            r.fail(what, "op_index %d out of range (%d operators)" % (op, n_ops))
+                        sa, na = r.vector(pos, S.KERNEL_CALL_ARGS, 4, what)
                     args = r.ints(sa, na, "i")
                     for a in args:
                         if a < 0 or a >= n_values:
-                            r.fail(what, "(%s) argument refers to values[%d]; there are %d values" % (op_names[op], a, n_values))
+                            r.fail(what, "argument refers to values[%d]; there are %d values" % (a, n_values))
+                    if op < 0 and not phase and -1 - op not in backends:
+                        backends[-1 - op] = self._backend(-1 - op, i)
                 except MpyEtError as e:
                     raise _located(e, _INSTRUCTION, "instruction %d" % i)
+                if op < 0:
+                    if not phase:
+                        for a in args:
+                            last[a] = i + 1
+                        continue
+                    step = self._delegate(backends, -1 - op, i, args, values)
+                    for a in args:
+                        if last[a] == i + 1:
+                            values[a] = None
+                    steps[j], ctxs[j] = step
+                    j += 1
+                    continue
                 name = op_names[op]
                 if not phase:
                     seen = uses.get(name)  # not setdefault(name, []): that builds a list per call
@@ -436,6 +450,47 @@ class Method:
         jumps.append(j)
         return j + 1
 
+    def _backend(self, index, i):
+        """The backend of delegates[index] (pass 0: unknown or unavailable ones fail here)."""
+        from mpy_et.backends import get_backend  # only programs with delegates pay for the package
+
+        where = "%s (delegate call, delegates[%d])" % (_INSTRUCTION, index)  # _located adds the index
+        backend_id = self.program.backend_delegate(self._plan, index, where)[0]
+        return get_backend(backend_id, where)
+
+    def _delegate(self, backends, index, i, args, values):
+        """(step, context) of the delegate call at instruction i: the
+        backend initialized once per delegate (at its first call)."""
+        entry = backends[index]
+        where = "instruction %d (delegate call, delegates[%d])" % (i, index)
+        if not isinstance(entry, tuple):
+            backend_id, processed, specs = self.program.backend_delegate(self._plan, index, where)
+            try:
+                entry = backends[index] = (entry, entry.init(processed, specs))
+            except MpyEtError as e:
+                raise MpyEtError(e.code, "%s: backend %r: %s" % (where, backend_id, e.message))
+            self._handles.append(entry)
+        backend, handle = entry
+        vals = [None] * len(args)
+        for k in range(len(args)):
+            vals[k] = self._value(values, args[k])
+        _check_storage(i, "delegate call", vals)
+        prepare = getattr(backend, "prepare", None)
+        if prepare is not None:
+            try:
+                prepare(handle, vals)
+            except MpyEtError as e:
+                raise MpyEtError(e.code, "%s: %s" % (where, e.message))
+        from mpy_et.backends import delegate_step
+
+        return delegate_step, (backend.execute, handle, vals)
+
+    def close(self):
+        """Release what the method's backends hold (ExecuTorch's destroy)."""
+        while self._handles:
+            backend, handle = self._handles.pop()
+            backend.destroy(handle)
+
     def _note_constant(self, stream, i, step):
         """Streaming: if values[i] is a constant tensor, note its file bytes and use."""
         r = self.program.reader
@@ -527,6 +582,12 @@ class Method:
             if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL or tag == S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL:
                 if i not in self._no_step:
                     out.append((i, "MoveCall" if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL else "JumpFalseCall"))
+                continue
+            if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL:  # named "delegate:<backend id>"
+                index = r.scalar(
+                    r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call"), S.DELEGATE_CALL_DELEGATE_INDEX, FlatReader.i32, 0, "call"
+                )
+                out.append((i, "delegate:" + self.program.backend_delegate(self._plan, index, "delegate")[0]))
                 continue
             if tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL:
                 continue

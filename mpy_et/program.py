@@ -233,6 +233,52 @@ class Program:
             return memoryview(self.buf)[off : off + length]
         return None
 
+    def backend_ids(self, name="forward"):
+        """Ids of the backends method `name` delegates to (its delegates' order)."""
+        r = self.reader
+        if name not in self._plans:
+            raise MpyEtError(NOT_FOUND, "no method %r in program; it has %s" % (name, self.method_names))
+        start, n = r.vector(self._plans[name], S.EXECUTION_PLAN_DELEGATES, 4, "delegates")
+        return [r.string(r.table_at(start, i, "delegates"), S.BACKEND_DELEGATE_ID, "delegates") for i in range(n)]
+
+    def backend_delegate(self, plan, index, what):
+        """(id, processed, compile_specs) of delegates[index] of an execution
+        plan: processed is the backend's blob as a memoryview into the program
+        (inline data or a segment, read in place), compile_specs a list of
+        (key, memoryview value)."""
+        r = self.reader
+        start, n = r.vector(plan, S.EXECUTION_PLAN_DELEGATES, 4, what)
+        if index < 0 or index >= n:
+            raise MpyEtError(INVALID_PROGRAM, "%s: delegate_index %d out of range (%d delegates)" % (what, index, n))
+        d = r.table_at(start, index, what)
+        backend_id = r.string(d, S.BACKEND_DELEGATE_ID, what)
+        ref = r.subtable(d, S.BACKEND_DELEGATE_PROCESSED, what)
+        if not ref:
+            r.fail(what, "backend %r has no processed data" % backend_id)
+        location = r.scalar(ref, S.BACKEND_DELEGATE_DATA_REFERENCE_LOCATION, FlatReader.u8, 0, what)
+        k = r.scalar(ref, S.BACKEND_DELEGATE_DATA_REFERENCE_INDEX, FlatReader.u32, 0, what)
+        buf = memoryview(self.buf)
+        if location == S.DATA_LOCATION_INLINE:
+            s, m = r.vector(self.root, S.PROGRAM_BACKEND_DELEGATE_DATA, 4, "Program.backend_delegate_data")
+            if k >= m:
+                raise MpyEtError(INVALID_PROGRAM, "%s: inline delegate data %d out of range (%d entries)" % (what, k, m))
+            off, size = r.vector(r.table_at(s, k, what), S.BACKEND_DELEGATE_INLINE_DATA_DATA, 1, what)
+        elif location == S.DATA_LOCATION_SEGMENT:
+            if k >= len(self.segments):
+                raise MpyEtError(INVALID_PROGRAM, "%s: delegate segment %d out of range (%d segments)" % (what, k, len(self.segments)))
+            if self.file is not None:
+                raise MpyEtError(NOT_SUPPORTED, "%s: delegate blobs of a program loaded with stream=True: load it without streaming" % what)
+            off, size = self.segments[k]
+        else:
+            r.fail(what, "unknown delegate data location %d" % location)
+        specs = []
+        s, m = r.vector(d, S.BACKEND_DELEGATE_COMPILE_SPECS, 4, what)
+        for i in range(m):
+            spec = r.table_at(s, i, what)
+            vs, vn = r.vector(spec, S.COMPILE_SPEC_VALUE, 1, what)
+            specs.append((r.string(spec, S.COMPILE_SPEC_KEY, what), buf[vs : vs + vn]))
+        return backend_id, buf[off : off + size], specs
+
     @property
     def method_names(self):
         return list(self._plans)

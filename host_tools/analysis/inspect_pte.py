@@ -61,12 +61,24 @@ def read_plan(data, method="forward"):
     if n_chains:
         chain = r.table_at(s, 0, "chain")
         si, ni = r.vector(chain, S.CHAIN_INSTRUCTIONS, 4, "instructions")
+        io_inputs = r.vector(plan, S.EXECUTION_PLAN_INPUTS, 4, "inputs")
+        written = {_place(tensors, j) for j in r.ints(io_inputs[0], io_inputs[1], "i")}
         for i in range(ni):
             ins = r.table_at(si, i, "instruction")
             tag = r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, "tag")
+            if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL:  # inputs, then outputs: those whose bytes nothing wrote yet
+                pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call")
+                sa, na = r.vector(pos, S.DELEGATE_CALL_ARGS, 4, "args")
+                args = list(r.ints(sa, na, "i"))
+                outs = [a for a in args if _place(tensors, a) is not None and _place(tensors, a) not in written]
+                written.update(_place(tensors, a) for a in outs)
+                index = r.scalar(pos, S.DELEGATE_CALL_DELEGATE_INDEX, FlatReader.i32, 0, "delegate")
+                instructions.append(("delegate:" + program.backend_ids(method)[index], args, outs))
+                continue
             pos = r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call")
             if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL:  # torch.cond: a branch's result into the cond's output
                 a, b = (r.scalar(pos, slot, FlatReader.i32, 0, "move") for slot in (S.MOVE_CALL_MOVE_FROM, S.MOVE_CALL_MOVE_TO))
+                written.update(_place(tensors, o) for o in [b])
                 instructions.append(("MoveCall", [a, b], [b]))
                 continue
             if tag == S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL:
@@ -81,6 +93,7 @@ def read_plan(data, method="forward"):
             for a in raw:
                 args.extend(lists.get(a, [a]))
             outs = lists.get(raw[-1], [raw[-1]]) if raw else []  # the return slot names the outputs
+            written.update(_place(tensors, o) for o in outs)
             instructions.append((ops[op], args, outs))
             if ops[op] == "aten::copy_" and raw and raw[0] in tensors:  # ExecuTorch's write-back of a mutable buffer
                 tensors[raw[0]]["state"] = True
@@ -91,6 +104,12 @@ def read_plan(data, method="forward"):
     s, k = r.vector(plan, S.EXECUTION_PLAN_NON_CONST_BUFFER_SIZES, 8, "sizes")
     arenas = [r.i64(s + 8 * j, "sizes") for j in range(1, k)]
     return program, tensors, instructions, io, arenas
+
+
+def _place(tensors, i):
+    """(memory id, offset) of value i's planned bytes (None: not planned)."""
+    t = tensors.get(i)
+    return None if t is None or t["mem_id"] is None else (t["mem_id"], t["offset"])
 
 
 def lifetimes(tensors, instructions, io):

@@ -33,7 +33,7 @@ from host_tools.deploy.build_targets import (
     safe_name,
 )
 from host_tools.deploy.dist import FORMAT, MANIFEST, ROMFS_IMAGE, build_image_of_dist, read_manifest, write_manifest  # noqa: F401 (read_manifest: public here too)
-from host_tools.deploy.selective import device_modules, program_operators
+from host_tools.deploy.selective import device_modules, program_backends, program_operators
 from host_tools.device_packages import DEVICE_PACKAGES, all_modules, module_files
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -123,13 +123,14 @@ def read_programs(pte_paths):
             data = f.read()
         try:
             ops = program_operators(data)
+            backends = program_backends(data)
         except Exception as e:  # MpyEtError names what is wrong with the file
             raise BuildError("program %s cannot be loaded: %s" % (path, e)) from e
         name = safe_name(path) + ".pte"
         if name in names:
             raise BuildError("two programs would both be %s in the dist; rename one" % name)
         names.add(name)
-        programs.append({"file": name, "source": os.path.abspath(path), "data": data, "operators": ops})
+        programs.append({"file": name, "source": os.path.abspath(path), "data": data, "operators": ops, "backends": backends})
     return programs
 
 
@@ -182,7 +183,8 @@ def build(pte_paths, target, out, romfs=False, measure=True, progress=None, out_
             "portable_kernels has no kernel for %d operator(s): %s (custom operators: --kernels FILE.py)"
             % (len(unknown), "; ".join(unknown))
         )
-    packages = device_modules([op for op in operators if op not in custom], registry)
+    backends = sorted({b for p in programs for b in p["backends"]})
+    packages = device_modules([op for op in operators if op not in custom], registry, backends)
     rebuild = rebuild_command(pte_paths, target, out_label or out)
     _prepare_out_dir(out)
     ext = "." + file_format

@@ -26,6 +26,14 @@ def program_operators(pte):
     return sorted(ops)
 
 
+def program_backends(pte):
+    """Ids of the backends the program's methods delegate to ("UlabBackend", ...)."""
+    from mpy_et.program import Program
+
+    program = Program.load(pte)
+    return sorted({b for name in program.method_names for b in program.backend_ids(name)})
+
+
 def _module_path(module):
     return os.path.join(_ROOT, *module.split(".")) + ".py"
 
@@ -49,15 +57,21 @@ def _imports(module):
     return found
 
 
-def device_modules(operators, registry=None):
-    """{package: [module, ...]} needed to run programs calling `operators`.
+def device_modules(operators, registry=None, backends=()):
+    """{package: [module, ...]} needed to run programs calling `operators`
+    and delegating to `backends` (ids, program_backends()).
 
     Operators the registry lacks are left out: the runtime reports them at
-    load (OperatorMissing, every missing operator named).
+    load (OperatorMissing, every missing operator named); so are backends
+    the runtime does not know (NotSupported naming the backend).
     """
+    from mpy_et.backends import _KNOWN
+
     if registry is None:
         from portable_kernels.registry import KERNELS as registry
     todo = ["portable_kernels.registry"] + sorted({registry[op][0] for op in operators if op in registry})
+    if backends:  # the registry package, and the modules of the backends it knows
+        todo += ["mpy_et.backends.__init__"] + [_KNOWN[b] for b in backends if b in _KNOWN]
     todo += [RUNTIME_PACKAGE + "." + f[:-3] for f in os.listdir(os.path.join(_ROOT, RUNTIME_PACKAGE)) if f.endswith(".py")]
     seen = set()
     while todo:

@@ -69,11 +69,21 @@ class Value:
 
 @dataclass
 class Instruction:
-    op: str  # "aten::convolution.out" ("" for control flow)
+    op: str  # "aten::convolution.out" ("delegate:<backend id>" for a delegate call, "" for control flow)
     args: list  # value indices, outputs last; MoveCall: [from, to]; JumpFalseCall: [condition]
     source: str = ""  # "model.py:12 in forward: x = self.conv(x)"
     kind: str = "KernelCall"  # or "MoveCall", "JumpFalseCall" (torch.cond: host_tools/lowering/cond.py)
     jump: int = 0  # JumpFalseCall: the instruction to continue at when the condition is false
+    delegate: Optional[int] = None  # a DelegateCall: index into ProgramIR.delegates (args: inputs, then outputs)
+
+
+@dataclass
+class Delegate:
+    """A subgraph a backend took (host_tools/delegates): ExecuTorch's BackendDelegate."""
+
+    backend_id: str  # e.g. "UlabBackend"
+    processed: bytes  # the backend's blob (written as a segment of its own)
+    compile_specs: list = field(default_factory=list)  # (key, bytes value)
 
 
 @dataclass
@@ -85,6 +95,7 @@ class ProgramIR:
     state: list = field(default_factory=list)  # value indices of mutable buffers (alive across execute() calls)
     arena_sizes: list = field(default_factory=list)  # bytes per memory id 1..n (planner)
     plan_info: dict = field(default_factory=dict)  # planner options, lower bound, algorithm per memory id
+    delegates: list = field(default_factory=list)  # Delegate per delegate call's delegate index
     _interned: dict = field(default_factory=dict)
 
     def add(self, kind, payload=None):

@@ -3,8 +3,9 @@
 Layout: flatbuffer (identifier ET12) with the 32-byte extended header `eh00`
 inserted after byte 8, padding, then one segment holding every constant,
 each aligned (then, if any, one holding the initial values of mutable
-buffers, and the named data). Constant data is never inside the flatbuffer, so a device can
-use it in place (flash, ROMFS) without copying.
+buffers, the named data, and one per distinct backend delegate blob).
+Constant data is never inside the flatbuffer, so a device can use it in
+place (flash, ROMFS) without copying.
 """
 
 from host_tools.lowering import fbs
@@ -110,13 +111,31 @@ def serialize(ir, method_name="forward", alignment=16, segment_alignment=16, nam
         named.append({"key": key, "segment_index": len(segments)})
         segments.append({"offset": len(blob), "size": len(data)})
         blob += bytes(data)
-    plans = [_plan(name, m, {**c, **i}) for (name, m), c, i in zip(methods, buffer_idx, init_idx)]
+    delegates = []  # per method, its BackendDelegate tables (each distinct blob a segment of its own)
+    blob_segment = {}  # blob bytes -> segment index: calls with the same blob share it (as ExecuTorch's emitter)
+    for m in irs:
+        delegates.append([])
+        for d in m.delegates:
+            if not segments:
+                segments.append({"offset": 0, "size": 0})
+            data = bytes(d.processed)
+            if data not in blob_segment:
+                blob += b"\0" * (_align(len(blob), alignment) - len(blob))
+                blob_segment[data] = len(segments)
+                segments.append({"offset": len(blob), "size": len(data)})
+                blob += data
+            ref = {"location": 1, "index": blob_segment[data]}  # DataLocation.SEGMENT
+            specs = [{"key": k, "value": list(v)} for k, v in d.compile_specs]
+            delegates[-1].append({"id": d.backend_id, "processed": ref, "compile_specs": specs})
+    plans = [_plan(name, m, {**c, **i}, dl) for (name, m), c, i, dl in zip(methods, buffer_idx, init_idx, delegates)]
     program = {
         "version": 0,
         "execution_plan": plans,
         "segments": segments,
         "constant_segment": {"segment_index": 0, "offsets": offsets},
     }
+    if blob_segment:  # ExecuTorch's reader expects the (here empty) inline list beside delegates
+        program["backend_delegate_data"] = []
     if mutable:
         program["mutable_data_segments"] = mutable
     if named:
@@ -125,7 +144,7 @@ def serialize(ir, method_name="forward", alignment=16, segment_alignment=16, nam
     return _with_header_and_segment(flat, blob, segment_alignment)
 
 
-def _plan(method_name, ir, buffer_idx):
+def _plan(method_name, ir, buffer_idx, delegates=()):
     """One ExecutionPlan table."""
     operators = []
     op_index = {}
@@ -137,6 +156,9 @@ def _plan(method_name, ir, buffer_idx):
         if ins.kind == "JumpFalseCall":
             jump = {"cond_value_index": ins.args[0], "destination_instruction": ins.jump}
             instructions.append({"instr_args": ("JumpFalseCall", jump)})
+            continue
+        if ins.delegate is not None:
+            instructions.append({"instr_args": ("DelegateCall", {"delegate_index": ins.delegate, "args": list(ins.args)})})
             continue
         if ins.op not in op_index:
             op_index[ins.op] = len(operators)
@@ -151,7 +173,7 @@ def _plan(method_name, ir, buffer_idx):
         "outputs": list(ir.outputs),
         "chains": [{"inputs": list(ir.inputs), "outputs": list(ir.outputs), "instructions": instructions}],
         "operators": operators,
-        "delegates": [],
+        "delegates": list(delegates),
         "non_const_buffer_sizes": [0] + list(ir.arena_sizes),
     }
 

@@ -185,11 +185,11 @@ def board_build(pte):
     """(packages, registry source) a board is deployed with for a program: a
     selective build, the program's kernels and their registry only."""
     from host_tools.deploy.build import registry_source
-    from host_tools.deploy.selective import device_modules, program_operators
+    from host_tools.deploy.selective import device_modules, program_backends, program_operators
     from portable_kernels.registry import KERNELS
 
     ops = [op for op in program_operators(pte) if op in KERNELS]
-    return device_modules(ops), registry_source(ops, KERNELS, None)  # no rebuild hint: nothing was flashed
+    return device_modules(ops, backends=program_backends(pte)), registry_source(ops, KERNELS, None)  # no rebuild hint: nothing was flashed
 
 
 def quantized_inputs(pte, inputs):

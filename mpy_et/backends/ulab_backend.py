@@ -1,0 +1,402 @@
+"""UlabBackend: fp32 linear, convolution and the elementwise ops around them
+run by ulab (numpy-like arrays in C, built into most CircuitPython builds).
+
+The blob (written by host_tools/delegates/ulab.py) is int32 words, then the
+float32 weights, 16-byte aligned, in the layouts ulab reads in place
+(frombuffer: views into the program, never copied):
+
+    header   magic 0x31424c55 ("ULB1"), n_inputs, n_outputs, n_slots, n_ops, n_words
+    outputs  the slot of each output
+    ops      per op: its word count, then (opcode, out slot, rows, cols, operands...)
+
+Slots 0..n_inputs-1 are the call's input tensors (1-D views of their
+storage, made once at load); each op writes a new slot, a 2-D array of rows
+x cols (the torch layout of its result, row-major). After the ops each output
+slot is copied into its planned output tensor.
+
+Allocation per inference: ulab allocates every op's result array (its bytes
+plus ~50 for the header), the views slicing makes, and nothing else; the
+inputs, outputs, weights, padded inputs and im2col matrices are made at load.
+A port without ulab cannot run it: is_available() is False and the load
+fails naming the backend (mpy_et/backends/__init__.py). On CPython the host hands in
+numpy instead (use(); the host's load check, tests): same calls, same layouts.
+"""
+
+import struct
+
+from mpy_et.errors import INVALID_PROGRAM, MpyEtError
+
+try:
+    from ulab import numpy as np
+except ImportError:
+    np = None  # unavailable, unless the host hands in numpy (use())
+
+F32 = None if np is None else np.float
+
+
+def use(module):
+    """Run on `module` (numpy's API) instead of ulab: the host checks exported
+    programs on CPython this way (host_tools/delegates/ulab.py)."""
+    global np, F32
+    np, F32 = module, module.float32
+
+
+_MAGIC = 0x31424C55
+LINEAR = 1  # out = x[rows, k] . w[k, cols] (+ b[cols])           operands: x, k, w, b
+CONV = 2  # out[O, OH*OW] = conv2d (groups 1 or depthwise)       operands: x, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, g, OH, OW, w, b
+RELU = 3  # operands: x
+CLAMP = 4  # operands: x, lo, hi (float32 bits)
+ADD = 5  # operands: a, b
+MUL = 6  # operands: a, b
+TANH = 7  # operands: x
+MAX_POOL = 8  # out[rows, cols] = max of x[rows * kh, cols * kw] over each kh x kw tile  operands: x, kh, kw
+MEAN = 9  # out[rows, 1] = mean of x[rows, n] along a row                   operands: x, n
+UPSAMPLE = 10  # out[rows, cols] = x[rows / sh, cols / sw] (nearest)        operands: x, sh, sw
+SIGMOID = 11  # operands: x
+# A convolution's g: 0 for depthwise (weights [kh*kw, C]: per tap, the tap's
+# rows [C, OH*OW] times a column of weights), else the taps in one im2col
+# matrix [g*C, OH*OW] (the taps in groups of g, one dot each: weights [O, g*C]
+# per group, tap-major; g = kh*kw is plain im2col, smaller g less RAM)
+DEPTHWISE = 0
+
+
+class _Handle:
+    """A delegate's ops, views and scratch arrays."""
+
+    def __init__(self, n_inputs, outputs, n_slots, ops):
+        self.n_inputs = n_inputs
+        self.outputs = outputs  # the slot of each output
+        self.slots = [None] * n_slots
+        self.ops = ops  # (function, ctx) per op; made by prepare()
+        self.views = None  # output tensors as 2-D arrays (prepare)
+
+
+class UlabBackend:
+    NEEDS = "needs ulab (CircuitPython's numpy), which this port lacks"
+
+    def is_available(self):
+        return np is not None
+
+    def init(self, processed, compile_specs):
+        words = struct.unpack_from("<6i", processed, 0)
+        if words[0] != _MAGIC:
+            raise MpyEtError(INVALID_PROGRAM, "not a ulab blob (magic %08x)" % (words[0] & 0xFFFFFFFF))
+        n_in, n_out, n_slots, n_ops, n_words = words[1:]
+        if 4 * n_words > len(processed):
+            raise MpyEtError(INVALID_PROGRAM, "ulab blob of %d bytes holds %d header words" % (len(processed), n_words))
+        w = struct.unpack_from("<%di" % n_words, processed, 0)
+        pos = 6
+        outputs = w[pos : pos + n_out]
+        pos += n_out
+        ops = []
+        for _ in range(n_ops):
+            n = w[pos] if pos < n_words else 0
+            if n < 3 or pos + n > n_words or _WORDS.get(w[pos + 1]) != n - 1 or not n_in <= w[pos + 2] < n_slots:
+                raise MpyEtError(INVALID_PROGRAM, "ulab blob: op record at word %d is malformed" % pos)
+            ops.append(w[pos + 1 : pos + n])
+            pos += n
+        for s in outputs:
+            if not n_in <= s < n_slots:
+                raise MpyEtError(INVALID_PROGRAM, "ulab blob: output slot %d out of range" % s)
+        h = _Handle(n_in, outputs, n_slots, ops)
+        h.blob = processed
+        return h
+
+    def prepare(self, h, args):
+        """Views of the call's tensors and each op's weights and scratch (load time)."""
+        if len(args) != h.n_inputs + len(h.outputs):
+            raise MpyEtError(
+                INVALID_PROGRAM,
+                "ulab delegate takes %d inputs and %d outputs, the call passes %d values" % (h.n_inputs, len(h.outputs), len(args)),
+            )
+        for i in range(h.n_inputs):
+            h.slots[i] = _view(args[i])
+        shapes = {}
+        numel = {i: args[i].numel for i in range(h.n_inputs)}
+        last = {}  # slot -> the last op reading it
+        pads = set()
+        h.pad_bytes = h.cols_bytes = 0
+        for i in range(len(h.ops)):
+            op = h.ops[i]
+            for s in op[4 : 6 if op[0] in (ADD, MUL) else 5]:
+                if numel.get(s) != _reads(op):  # what the op reshapes its input to: checked once here
+                    raise MpyEtError(
+                        INVALID_PROGRAM, "ulab blob: op %d (opcode %d) reads slot %d as %s elements" % (i, op[0], s, _reads(op))
+                    )
+                last[s] = i
+            shapes[op[1]] = (op[2], op[3])
+            numel[op[1]] = op[2] * op[3]
+            if op[0] == CONV:
+                pad = _conv_scratch(h, op)
+                if pad is not None:
+                    pads.add(pad)
+        # the convolutions' padded inputs and im2col rows: one buffer each for all
+        # ops (run one after the other); a padded input is zeroed before it is
+        # filled when several geometries share the buffer
+        h.pad = bytearray(h.pad_bytes)
+        h.cols = bytearray(h.cols_bytes)
+        h.zero_pad = len(pads) > 1
+        made, frees = [], []
+        for i in range(len(h.ops)):
+            made.append(_PREPARE[h.ops[i][0]](h, h.ops[i]))
+            frees.append(tuple(s for s in last if last[s] == i and s >= h.n_inputs and s not in h.outputs))
+        h.ops, h.frees = made, frees
+        h.pad = h.cols = None
+        views = []
+        for j in range(len(h.outputs)):
+            s = h.outputs[j]
+            t = args[h.n_inputs + j]
+            if s not in shapes or shapes[s][0] * shapes[s][1] != t.numel:
+                raise MpyEtError(INVALID_PROGRAM, "ulab delegate output %d (slot %d) does not match its %s tensor" % (j, s, list(t.sizes)))
+            views.append((s, _view(t).reshape(shapes[s])))
+        h.views = views
+        h.blob = None
+
+    def execute(self, h, args):
+        slots, ops, frees = h.slots, h.ops, h.frees
+        for i in range(len(ops)):
+            op = ops[i]
+            op[0](slots, op)
+            for s in frees[i]:  # results after their last use: the heap can reuse them
+                slots[s] = None
+        for s, view in h.views:
+            view[:] = slots[s]  # into the planned output: no allocation
+
+    def destroy(self, h):
+        h.slots = h.ops = h.views = None
+
+
+def _reads(op):
+    """Elements an op reads from its input slot(s)."""
+    code, rows, cols = op[0], op[2], op[3]
+    if code == LINEAR:
+        return rows * op[5]
+    if code == CONV:
+        return op[5] * op[6] * op[7]
+    if code == MAX_POOL:
+        return rows * op[5] * cols * op[6]
+    if code == MEAN:
+        return rows * op[5]
+    if code == UPSAMPLE:
+        return (rows // op[5]) * (cols // op[6])
+    return rows * cols
+
+
+def _view(t):
+    """A tensor's storage as a 1-D float32 array (in place)."""
+    if t.dtype != 6:
+        raise MpyEtError(INVALID_PROGRAM, "ulab delegate: a %s tensor is not float32" % list(t.sizes))
+    return np.frombuffer(t.buf, dtype=F32, count=t.numel, offset=t.offset)
+
+
+def _weights(h, off, n, shape):
+    """n float32 of the blob at byte off, shaped (in place; none when off < 0)."""
+    if off < 0:
+        return None
+    if off + 4 * n > len(h.blob):
+        raise MpyEtError(INVALID_PROGRAM, "ulab blob: weights at %d + %d bytes past its %d bytes" % (off, 4 * n, len(h.blob)))
+    return np.frombuffer(h.blob, dtype=F32, count=n, offset=off).reshape(shape)
+
+
+# -- linear ----------------------------------------------------------------
+
+
+def _prep_linear(h, op):
+    _, out, rows, cols, x, k, w, b = op
+    return (_linear, out, x, (rows, k), _weights(h, w, k * cols, (k, cols)), _weights(h, b, cols, (cols,)))
+
+
+def _linear(slots, c):
+    y = np.dot(slots[c[2]].reshape(c[3]), c[4])
+    if c[5] is not None:
+        y = y + c[5]
+    slots[c[1]] = y
+
+
+# -- convolution -------------------------------------------------------------
+
+
+def _prep_conv(h, op):
+    _, out, o, p, x, ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, g, oh, ow, w, b = op
+    kk = kh * kw
+    direct = kk == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0  # 1x1: the input is the im2col matrix
+    hp = hh + 2 * ph
+    pad = cols = None
+    if ph or pw:
+        pad = np.frombuffer(h.pad, dtype=F32, count=ch * hp * (ww + 2 * pw)).reshape((ch * hp, ww + 2 * pw))
+    if not direct:
+        rows = (g or 1) * ch
+        cols = np.frombuffer(h.cols, dtype=F32, count=rows * oh * ow).reshape((rows, oh * ow))
+    if g == DEPTHWISE:
+        weight = [_weights(h, w + 4 * ch * k, ch, (ch, 1)) for k in range(kk)]
+    else:
+        weight = [_weights(h, w + 4 * o * ch * k, o * ch * min(g, kk - k), (o, ch * min(g, kk - k))) for k in range(0, kk, g)]
+    bias = _weights(h, b, o, (o, 1))
+    geometry = (ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hp)
+    return (_conv, out, x, geometry, pad, cols, weight, bias, g, direct, h.zero_pad)
+
+
+def _conv_scratch(h, op):
+    """Grow the shared scratch sizes for a convolution; its padding geometry."""
+    ch, hh, ww, kh, kw, sh, sw, ph, pw = op[5:14]
+    g, oh, ow = op[16], op[17], op[18]
+    if ph or pw:
+        h.pad_bytes = max(h.pad_bytes, 4 * ch * (hh + 2 * ph) * (ww + 2 * pw))
+    if not (kh * kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0):
+        h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * ow)
+    return (ch, hh, ww, ph, pw) if ph or pw else None
+
+
+def _conv(slots, c):
+    ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hp = c[3]
+    x = slots[c[2]]
+    pad, cols, weight, g = c[4], c[5], c[6], c[8]
+    if c[9]:  # 1x1, stride 1, no padding
+        x = x.reshape((ch, hh * ww))
+        y = x * weight[0] if g == DEPTHWISE else np.dot(weight[0], x)
+    else:
+        x = x.reshape((ch * hh, ww))
+        if pad is not None:  # into the zero-padded buffer: one slice per row or per channel
+            if c[10]:
+                pad[:] = 0.0
+            if hh <= ch:
+                for r in range(hh):
+                    pad[ph + r : ph + r + (ch - 1) * hp + 1 : hp, pw : pw + ww] = x[r : r + (ch - 1) * hh + 1 : hh, :]
+            else:
+                for k in range(ch):
+                    pad[k * hp + ph : k * hp + ph + hh, pw : pw + ww] = x[k * hh : k * hh + hh, :]
+            x = pad
+        y = None
+        kk = kh * kw
+        for k in range(kk):
+            j = k % g if g else 0
+            _gather(x, cols, j * ch, ch, hp, (k // kw) * dh, (k % kw) * dw, sh, sw, oh, ow)
+            if g == DEPTHWISE:
+                if y is None:
+                    y = cols * weight[k]
+                else:  # in place: nothing allocated
+                    cols *= weight[k]
+                    y += cols
+            elif j == g - 1 or k == kk - 1:  # a group of taps gathered: its dot
+                t = np.dot(weight[k // g], cols if j == g - 1 else cols[0 : (j + 1) * ch])
+                if y is None:
+                    y = t
+                else:
+                    y += t
+    if c[7] is not None:
+        y += c[7]  # in place: y is this op's own result
+    slots[c[1]] = y
+
+
+def _gather(x, cols, row, ch, hp, y0, x0, sh, sw, oh, ow):
+    """cols[row:row + C] = tap (y0, x0) of every output pixel (x: [C * hp, width]):
+    a slice per output row, or per channel when there are fewer channels."""
+    span = (ow - 1) * sw + 1
+    if ch < oh:
+        for k in range(ch):
+            r = k * hp + y0
+            cols[row + k].reshape((oh, ow))[:, :] = x[r : r + (oh - 1) * sh + 1 : sh, x0 : x0 + span : sw]
+        return
+    last = (ch - 1) * hp + 1
+    for oy in range(oh):
+        r = oy * sh + y0
+        cols[row : row + ch, oy * ow : oy * ow + ow] = x[r : r + last : hp, x0 : x0 + span : sw]
+
+
+# -- elementwise -------------------------------------------------------------
+
+
+def _prep_unary(h, op):
+    extra = ()
+    if op[0] == CLAMP:
+        extra = struct.unpack("<2f", struct.pack("<2i", op[5], op[6]))
+    return (_UNARY[op[0]], op[1], op[4], (op[2], op[3])) + extra
+
+
+def _relu(slots, c):
+    slots[c[1]] = np.maximum(slots[c[2]].reshape(c[3]), 0.0)
+
+
+def _clamp(slots, c):
+    slots[c[1]] = np.clip(slots[c[2]].reshape(c[3]), c[4], c[5])
+
+
+def _tanh(slots, c):
+    slots[c[1]] = np.tanh(slots[c[2]].reshape(c[3]))
+
+
+def _sigmoid(slots, c):
+    t = slots[c[2]].reshape(c[3]) * -1.0
+    t = np.exp(t)
+    t += 1.0
+    slots[c[1]] = 1.0 / t
+
+
+def _prep_max_pool(h, op):
+    _, out, rows, cols, x, kh, kw = op
+    return (_max_pool, out, x, (rows * kh, cols * kw), kh, kw)
+
+
+def _max_pool(slots, c):
+    x = slots[c[2]].reshape(c[3])
+    kh, kw = c[4], c[5]
+    y = x[0::kh, 0::kw]
+    for i in range(kh):
+        for j in range(kw):
+            if i or j:
+                y = np.maximum(y, x[i::kh, j::kw])
+    slots[c[1]] = y
+
+
+def _prep_mean(h, op):
+    return (_mean, op[1], op[4], (op[2], op[5]))
+
+
+def _mean(slots, c):
+    slots[c[1]] = np.mean(slots[c[2]].reshape(c[3]), axis=1).reshape((c[3][0], 1))
+
+
+def _prep_upsample(h, op):
+    _, out, rows, cols, x, sh, sw = op
+    return (_upsample, out, x, (rows // sh, cols // sw), sh, sw, (rows, cols))
+
+
+def _upsample(slots, c):
+    x = slots[c[2]].reshape(c[3])
+    y = np.zeros(c[6], dtype=F32)
+    for i in range(c[4]):
+        for j in range(c[5]):
+            y[i :: c[4], j :: c[5]] = x
+    slots[c[1]] = y
+
+
+def _prep_binary(h, op):
+    return (_add if op[0] == ADD else _mul, op[1], op[4], (op[2], op[3]), op[5])
+
+
+def _add(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3]) + slots[c[4]].reshape(c[3])
+
+
+def _mul(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3]) * slots[c[4]].reshape(c[3])
+
+
+# words of each op's record (opcode, out slot, rows, cols, operands)
+_WORDS = {LINEAR: 8, CONV: 21, RELU: 5, CLAMP: 7, ADD: 6, MUL: 6, TANH: 5, MAX_POOL: 7, MEAN: 6, UPSAMPLE: 7, SIGMOID: 5}
+_UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh, SIGMOID: _sigmoid}
+_PREPARE = {
+    LINEAR: _prep_linear,
+    CONV: _prep_conv,
+    RELU: _prep_unary,
+    SIGMOID: _prep_unary,
+    MAX_POOL: _prep_max_pool,
+    MEAN: _prep_mean,
+    UPSAMPLE: _prep_upsample,
+    CLAMP: _prep_unary,
+    TANH: _prep_unary,
+    ADD: _prep_binary,
+    MUL: _prep_binary,
+}
+
+backend = UlabBackend()
