@@ -29,8 +29,10 @@ import micropython
 # only Thumb-2 dists carry it (host_tools/build_targets.march_list)
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
-# 21 words: the 8 ctl words, bias address, the loops' state, xm, xe (see _mm)
-_CX = bytearray(84)
+# 29 words: the 8 ctl words, bias address, the loops' state, xm, xe, and the
+# strided form's words (see _mm), which mm leaves 0
+CX_BYTES = 116
+_CX = bytearray(CX_BYTES)
 
 
 def mm(xm, w, acc, xe, a, b, o, bias, ctl):
@@ -80,17 +82,35 @@ def _mm(r0, r1, r2, r3):
     # high registers: r8 cx, r9 end of xm, r10 accumulator exponent,
     # r11 b row stride (bytes), r12 0x800000 (the implicit mantissa bit),
     # lr xe - xm
+    # [84] [88] [92] [96] byte offsets added to a, b, o and the bias address
+    # [100] b row stride in bytes (0: n * 4) [104] bytes skipped in o after
+    # each row of outputs [108] bias advance per batch (bytes) [112] bias of
+    # the current batch (state): f32_conv_thumb's convolutions as products
     mov(r4, r8)  # r8-r11 saved (the Thumb-1 way: the module also compiles for armv6m)
     mov(r5, r9)
     mov(r6, r10)
     mov(r7, r11)
     push({r4, r5, r6, r7})
     mov(r8, r0)
+    ldr(r4, [r0, 84])
+    add(r1, r1, r4)
+    ldr(r4, [r0, 88])
+    add(r2, r2, r4)
+    ldr(r4, [r0, 92])
+    add(r3, r3, r4)
     str(r1, [r0, 36])
     str(r2, [r0, 40])
     str(r3, [r0, 44])
+    ldr(r4, [r0, 32])
+    ldr(r5, [r0, 96])
+    add(r4, r4, r5)
+    str(r4, [r0, 112])
+    ldr(r4, [r0, 100])
+    cmp(r4, 0)
+    bne(BSTRIDE)
     ldr(r4, [r0, 12])
     lsl(r4, r4, 2)
+    label(BSTRIDE)
     mov(r11, r4)
     mov(r4, 1)
     lsl(r4, r4, 23)
@@ -105,7 +125,7 @@ def _mm(r0, r1, r2, r3):
     mov(r7, r8)
     ldr(r4, [r7, 4])
     str(r4, [r7, 56])
-    ldr(r4, [r7, 32])
+    ldr(r4, [r7, 112])
     str(r4, [r7, 48])
     label(ROW)
     mov(r7, r8)
@@ -386,6 +406,10 @@ def _mm(r0, r1, r2, r3):
     beq(ROWEND)
     b(COL)
     label(ROWEND)
+    ldr(r4, [r7, 44])
+    ldr(r5, [r7, 104])
+    add(r4, r4, r5)
+    str(r4, [r7, 44])
     ldr(r4, [r7, 48])
     ldr(r5, [r7, 24])
     lsl(r5, r5, 2)
@@ -397,6 +421,10 @@ def _mm(r0, r1, r2, r3):
     beq(BATCHEND)
     b(ROW)
     label(BATCHEND)
+    ldr(r4, [r7, 112])
+    ldr(r5, [r7, 108])
+    add(r4, r4, r5)
+    str(r4, [r7, 112])
     ldr(r4, [r7, 40])
     ldr(r5, [r7, 16])
     lsl(r5, r5, 2)
