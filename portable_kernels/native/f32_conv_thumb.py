@@ -7,9 +7,9 @@ words.
 A 1x1 kernel with stride 1 and no padding is one product per image: the
 group's weights [opg, cpg] times its input planes [cpg, h * w], the groups
 as the product's batches, read where they lie. Any other kernel goes by
-tiles of output rows: gather (viper) writes the tile's im2col block,
-[cpg * kh * kw, rows * ow] (padding as 0.0), into shared scratch of at most
-_COL_BYTES, and f32_mm_thumb multiplies the group's weights by it, writing
+tiles of output rows (or of part of one row, where a row's block is larger):
+gather (viper) writes the tile's im2col block, [cpg * kh * kw, rows * ow]
+(padding as 0.0), into shared scratch of at most _COL_BYTES, and f32_mm_thumb multiplies the group's weights by it, writing
 each output channel's rows in place (f32_mm_thumb's strided form: offsets,
 a row skip in the output, a bias advance per batch).
 
@@ -30,7 +30,7 @@ from portable_kernels.util import scratch
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
 # the im2col block of a tile of output rows (one row at least)
-_COL_BYTES = const(8192)
+_COL_BYTES = const(4096)
 
 
 def prepare(x, weight, bias, out, ctl, fallback):
@@ -48,7 +48,10 @@ def prepare(x, weight, bias, out, ctl, fallback):
         _words(cx, (groups, opg, cpg, hw, cpg * hw, hasb, 1, 0))
         cx[27] = 4 * opg  # the next group's bias
         return _pointwise, head + (bobj, lazy, n, 4 * groups * cpg * hw, 4 * groups * opg * hw)
-    rows = max(1, min(oh, _COL_BYTES // (4 * k * ow)))
+    rows = min(oh, _COL_BYTES // (4 * k * ow))
+    cw = ow  # columns per tile: a whole row, or part of one (rows = 1) when a row's block is too large
+    if rows < 1:
+        rows, cw = 1, max(1, _COL_BYTES // (4 * k))
     tab = []
     for kx in range(kw):  # the output columns whose input column is inside: ix = ox * sw - t
         t = pw - kx * dw
@@ -56,9 +59,9 @@ def prepare(x, weight, bias, out, ctl, fallback):
         hi = min(ow, (w - 1 + t) // sw + 1) if w - 1 + t >= 0 else 0
         tab += [lo, max(lo, hi), t]
     g = array("i", [cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, ow] + tab)
-    _words(cx, (1, opg, k, rows * ow, 0, hasb, 1, 0))
-    col = scratch.words(k * rows * ow, "conv col")
-    return _tiles, head + (bobj, lazy, col, g, n * groups, groups, opg, oh, ow, rows, plane)
+    _words(cx, (1, opg, k, rows * cw, 0, hasb, 1, 0))
+    col = scratch.words(k * rows * cw, "conv col")
+    return _tiles, head + (bobj, lazy, col, g, n * groups, groups, opg, oh, ow, rows, cw, plane)
 
 
 def _words(cx, ctl):
@@ -88,7 +91,7 @@ def _pointwise(ctx):
 
 
 def _tiles(ctx):
-    cx, xm, xe, x, wt, o, bias, lazy, col, g, planes, groups, opg, oh, ow, rows, plane = ctx
+    cx, xm, xe, x, wt, o, bias, lazy, col, g, planes, groups, opg, oh, ow, rows, cw, plane = ctx
     f32_mm_thumb._setup(cx, cx, bias)
     f32_mm_thumb._scratch(cx, xm, xe)
     k = cx[2]
@@ -96,21 +99,27 @@ def _tiles(ctx):
         cx[21] = 4 * (p % groups) * opg * k  # the group's weights
         cx[24] = 4 * (p % groups) * opg  # its bias
         oy = 0
+        ox = 0
         while oy < oh:
             r = oh - oy if oh - oy < rows else rows
-            _gather(x, col, g, p, oy, r)
-            cx[3] = r * ow
-            cx[23] = 4 * (p * opg * plane + oy * ow)
-            cx[26] = 4 * (plane - r * ow)
+            c = ow - ox if ow - ox < cw else cw
+            _gather(x, col, g, p, oy, r, ox, c)
+            cx[3] = r * c
+            cx[23] = 4 * (p * opg * plane + oy * ow + ox)
+            cx[26] = 4 * (plane - r * c)
             if f32_mm_thumb._mm(cx, wt, col, o):
                 _fallback(lazy)
                 return
-            oy += r
+            ox += c
+            if ox == ow:
+                ox = 0
+                oy += r
 
 
 @micropython.viper
-def _gather(xobj, colobj, gobj, p: int, oy0: int, r: int):
-    # col[k][rr * ow + ox] = x[p's channel c][iy][ix] for k = (c, ky, kx), 0 outside
+def _gather(xobj, colobj, gobj, p: int, oy0: int, r: int, ox0: int, cw: int):
+    # col[k][rr * cw + ox - ox0] = x[p's channel c][iy][ix] for k = (c, ky, kx), 0 outside,
+    # for output rows oy0 .. oy0 + r - 1, columns ox0 .. ox0 + cw - 1
     x = ptr32(xobj)  # noqa: F821
     col = ptr32(colobj)  # noqa: F821
     g = ptr32(gobj)  # noqa: F821
@@ -123,29 +132,34 @@ def _gather(xobj, colobj, gobj, p: int, oy0: int, r: int):
     sw = g[6]
     ph = g[7]
     dh = g[9]
-    ow = g[11]
     d = 0
     xc = p * cpg * h * w
     for _c in range(cpg):
         for ky in range(kh):
             for kx in range(kw):
-                lo = g[12 + 3 * kx]
+                lo = g[12 + 3 * kx]  # the columns inside, clipped to the tile
                 hi = g[13 + 3 * kx]
                 t = g[14 + 3 * kx]
+                if lo < ox0:
+                    lo = ox0
+                if hi > ox0 + cw:
+                    hi = ox0 + cw
+                if hi < lo:
+                    hi = lo
                 iy = oy0 * sh - ph + ky * dh
                 for _rr in range(r):
-                    e = d + ow
+                    e = d + cw
                     if iy < 0 or iy >= h:
                         while d < e:
                             col[d] = 0
                             d += 1
                     else:
-                        m = d + lo
+                        m = d + lo - ox0
                         while d < m:
                             col[d] = 0
                             d += 1
                         s = xc + iy * w + lo * sw - t
-                        m = e - ow + hi
+                        m = e - cw + hi - ox0
                         while d < m:
                             col[d] = x[s]
                             d += 1
