@@ -9,8 +9,9 @@ boxed floats only.
 
 Where the port has a native emitter, float32 products run in integer
 soft-float, no float objects, no allocation: f32_mm_viper with 64-bit words
-(emitters.WIDE), f32_mm_thumb on Thumb-2 boards (SMULL), f32_mm_viper32 on
-other 32-bit ports. The steps above stay as their fallback for operands
+(emitters.WIDE), f32_mm_fpu with a double-precision FPU (Cortex-M7; FPU
+instructions, not soft-float), f32_mm_thumb on other Thumb-2 boards (SMULL),
+f32_mm_viper32 on other 32-bit ports. The steps above stay as their fallback for operands
 holding inf or NaN, and run everywhere else (WebAssembly, CircuitPython).
 """
 
@@ -18,7 +19,7 @@ from mpy_et import dtypes
 from mpy_et.port import const
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, scratch
-from portable_kernels.util.emitters import HAS_NATIVE, THUMB2, WIDE
+from portable_kernels.util.emitters import FPU_DP, HAS_NATIVE, THUMB2, WIDE
 from portable_kernels.util.loops import accumulate, accumulate_rows, release
 
 if HAS_NATIVE:
@@ -26,7 +27,9 @@ if HAS_NATIVE:
 if WIDE:
     from portable_kernels.native.f32_mm_viper import ROW_WORDS
     from portable_kernels.native.f32_mm_viper import mm as viper_mm
-elif THUMB2:  # 32-bit words with SMULL (Cortex-M3/M4/M7): the same arguments
+elif FPU_DP:  # a double-precision FPU (Cortex-M7): the same arguments
+    from portable_kernels.native.f32_mm_fpu import mm as viper_mm
+elif THUMB2:  # 32-bit words with SMULL (Cortex-M3/M4): the same arguments
     from portable_kernels.native.f32_mm_thumb import mm as viper_mm
 elif HAS_NATIVE:  # other 32-bit ports (armv6m, Xtensa, RISC-V): 12-bit mantissa halves, the same arguments
     from portable_kernels.native.f32_mm_viper32 import mm as viper_mm

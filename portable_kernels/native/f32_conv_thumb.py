@@ -1,8 +1,9 @@
 """Float32 convolution on Thumb-2 boards (Cortex-M3/M4/M7) as matrix
 products in f32_mm_thumb's integer soft-float (no float object; the sums of
-f32_mm_thumb, rounded once to float32): imported by op_convolution only
-where the port has Thumb-2 inline assembler (emitters.THUMB2) and 32-bit
-words.
+f32_mm_thumb, rounded once to float32), or f32_mm_fpu's FPU instructions
+where there is a double-precision FPU (emitters.FPU_DP: Cortex-M7): imported
+by op_convolution only where the port has Thumb-2 inline assembler
+(emitters.THUMB2) and 32-bit words.
 
 A 1x1 kernel with stride 1 and no padding is one product per image: the
 group's weights [opg, cpg] times its input planes [cpg, h * w], the groups
@@ -23,8 +24,13 @@ from array import array
 import micropython
 
 from mpy_et.port import const
-from portable_kernels.native import f32_mm_thumb
 from portable_kernels.util import scratch
+from portable_kernels.util.emitters import FPU_DP
+
+if FPU_DP:  # the products with FPU instructions (Cortex-M7): the same arguments and cx words
+    from portable_kernels.native import f32_mm_fpu as f32_mm_thumb
+else:
+    from portable_kernels.native import f32_mm_thumb
 
 # only Thumb-2 dists carry it (host_tools/deploy/build_targets.march_list)
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")

@@ -43,7 +43,10 @@ _BARE = THUMB2 and sys.platform not in ("linux", "darwin", "win32", "webassembly
 DSP = _BARE and (_cpu_word(0xE000ED6C) >> 4) & 0xF >= 3
 # single-precision FPU instructions (VMUL.F32, VLDR, ...): the firmware is built for
 # one (armv7emsp / armv7emdp) and MVFR0 says single precision is there
-FPU = _BARE and ARCH >= 7 and (_cpu_word(0xE000EF40) >> 4) & 0xF >= 2
+_MVFR0 = _cpu_word(0xE000EF40) if _BARE and ARCH >= 7 else 0
+FPU = (_MVFR0 >> 4) & 0xF >= 2
+# and double precision (VFMA.F64, VCVT between float and double: Cortex-M7 with FPv5-D16)
+FPU_DP = ARCH == 8 and (_MVFR0 >> 8) & 0xF >= 2
 # 64-bit native words (unix x64, aarch64): viper ints hold a 24x24-bit
 # mantissa product exactly, which the soft-float fp32 products rely on
 WIDE = HAS_NATIVE and sys.maxsize > 0xFFFFFFFF
