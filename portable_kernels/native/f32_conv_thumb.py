@@ -9,7 +9,7 @@ A 1x1 kernel with stride 1 and no padding is one product per image: the
 group's weights [opg, cpg] times its input planes [cpg, h * w], the groups
 as the product's batches, read where they lie. Any other kernel goes by
 tiles of output rows (or of part of one row, where a row's block is larger):
-gather (viper) writes the tile's im2col block, [cpg * kh * kw, rows * ow]
+gather (Thumb assembler) writes the tile's im2col block, [cpg * kh * kw, rows * ow]
 (padding as 0.0), into shared scratch of at most _COL_BYTES, and f32_mm_thumb multiplies the group's weights by it, writing
 each output channel's rows in place (f32_mm_thumb's strided form: offsets,
 a row skip in the output, a bias advance per batch).
@@ -19,6 +19,7 @@ op_convolution's bytecode step, built on first use (so a board imports
 the bytecode convolution and its scratch only if that ever happens).
 """
 
+# ruff: noqa: F821 (assembler mnemonics, registers and labels)
 from array import array
 
 import micropython
@@ -64,10 +65,10 @@ def prepare(x, weight, bias, out, ctl, fallback):
         lo = max(0, (t + sw - 1) // sw)
         hi = min(ow, (w - 1 + t) // sw + 1) if w - 1 + t >= 0 else 0
         tab += [lo, max(lo, hi), t]
-    g = array("i", [cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, ow] + tab)
+    g = array("i", [cpg, kh, kw, h, 4 * w, 4 * sw, sh, dh, 4 * h * w, 0, 0, 0, 0] + [0] * 11 + tab)
     _words(cx, (1, opg, k, rows * cw, 0, hasb, 1, 0))
     col = scratch.words(k * rows * cw, "conv col")
-    return _tiles, head + (bobj, lazy, col, g, n * groups, groups, opg, oh, ow, rows, cw, plane)
+    return _tiles, head + (bobj, lazy, col, g, n * groups, groups, opg, oh, ow, rows, cw, plane, sh, ph, 4 * cpg * h * w)
 
 
 def _words(cx, ctl):
@@ -97,19 +98,24 @@ def _pointwise(ctx):
 
 
 def _tiles(ctx):
-    cx, xm, xe, x, wt, o, bias, lazy, col, g, planes, groups, opg, oh, ow, rows, cw, plane = ctx
+    cx, xm, xe, x, wt, o, bias, lazy, col, g, planes, groups, opg, oh, ow, rows, cw, plane, sh, ph, xstep = ctx
     f32_mm_thumb._setup(cx, cx, bias)
     f32_mm_thumb._scratch(cx, xm, xe)
     k = cx[2]
     for p in range(planes):  # (image, group)
         cx[21] = 4 * (p % groups) * opg * k  # the group's weights
         cx[24] = 4 * (p % groups) * opg  # its bias
+        g[22] = p * xstep  # the plane's first input channel
         oy = 0
         ox = 0
         while oy < oh:
             r = oh - oy if oh - oy < rows else rows
             c = ow - ox if ow - ox < cw else cw
-            _gather(x, col, g, p, oy, r, ox, c)
+            g[9] = oy * sh - ph
+            g[10] = ox
+            g[11] = c
+            g[12] = r
+            _gather(x, col, g)
             cx[3] = r * c
             cx[23] = 4 * (p * opg * plane + oy * ow + ox)
             cx[26] = 4 * (plane - r * c)
@@ -122,56 +128,148 @@ def _tiles(ctx):
                 oy += r
 
 
-@micropython.viper
-def _gather(xobj, colobj, gobj, p: int, oy0: int, r: int, ox0: int, cw: int):
-    # col[k][rr * cw + ox - ox0] = x[p's channel c][iy][ix] for k = (c, ky, kx), 0 outside,
-    # for output rows oy0 .. oy0 + r - 1, columns ox0 .. ox0 + cw - 1
-    x = ptr32(xobj)  # noqa: F821
-    col = ptr32(colobj)  # noqa: F821
-    g = ptr32(gobj)  # noqa: F821
-    cpg = g[0]
-    h = g[1]
-    w = g[2]
-    kh = g[3]
-    kw = g[4]
-    sh = g[5]
-    sw = g[6]
-    ph = g[7]
-    dh = g[9]
-    d = 0
-    xc = p * cpg * h * w
-    for _c in range(cpg):
-        for ky in range(kh):
-            for kx in range(kw):
-                lo = g[12 + 3 * kx]  # the columns inside, clipped to the tile
-                hi = g[13 + 3 * kx]
-                t = g[14 + 3 * kx]
-                if lo < ox0:
-                    lo = ox0
-                if hi > ox0 + cw:
-                    hi = ox0 + cw
-                if hi < lo:
-                    hi = lo
-                iy = oy0 * sh - ph + ky * dh
-                for _rr in range(r):
-                    e = d + cw
-                    if iy < 0 or iy >= h:
-                        while d < e:
-                            col[d] = 0
-                            d += 1
-                    else:
-                        m = d + lo - ox0
-                        while d < m:
-                            col[d] = 0
-                            d += 1
-                        s = xc + iy * w + lo * sw - t
-                        m = e - cw + hi - ox0
-                        while d < m:
-                            col[d] = x[s]
-                            d += 1
-                            s += sw
-                        while d < e:
-                            col[d] = 0
-                            d += 1
-                    iy += sh
-        xc += h * w
+@micropython.asm_thumb
+def _gather(r0, r1, r2):
+    # r0 x, r1 col (cursor), r2 g (int32): [0] cpg [4] kh [8] kw [12] h [16] w * 4 [20] sw * 4
+    # [24] sh [28] dh [32] h * w * 4 [36] iy of the tile's first row and ky 0 [40] ox0 [44] cw
+    # [48] rows [52..84] scratch: channels left, ky, kx, rows left, iy, channel address,
+    # lo, hi, t [88] byte offset of the plane's first channel in x [96] (lo, hi, t) per kx.
+    # col[k][rr * cw + ox - ox0] = x[c][iy][ix] for k = (c, ky, kx), 0.0 outside
+    ldr(r3, [r2, 88])
+    add(r0, r0, r3)
+    str(r0, [r2, 72])
+    ldr(r3, [r2, 0])
+    str(r3, [r2, 52])
+    label(CH)
+    mov(r3, 0)
+    str(r3, [r2, 56])
+    label(KY)
+    mov(r3, 0)
+    str(r3, [r2, 60])
+    label(KX)
+    ldr(r3, [r2, 60])
+    mov(r4, 12)
+    mul(r3, r4)
+    add(r3, r3, r2)
+    ldr(r4, [r3, 96])  # the columns inside, clipped to the tile: lo .. hi
+    ldr(r5, [r3, 100])
+    ldr(r6, [r3, 104])
+    str(r6, [r2, 84])
+    ldr(r7, [r2, 40])
+    cmp(r4, r7)
+    bge(L1)
+    mov(r4, r7)
+    label(L1)
+    ldr(r3, [r2, 44])
+    add(r7, r7, r3)
+    cmp(r5, r7)
+    ble(L2)
+    mov(r5, r7)
+    label(L2)
+    cmp(r5, r4)
+    bge(L3)
+    mov(r5, r4)
+    label(L3)
+    str(r4, [r2, 76])
+    str(r5, [r2, 80])
+    ldr(r3, [r2, 56])
+    ldr(r4, [r2, 28])
+    mul(r3, r4)
+    ldr(r4, [r2, 36])
+    add(r3, r3, r4)
+    str(r3, [r2, 68])  # iy
+    ldr(r3, [r2, 48])
+    str(r3, [r2, 64])
+    label(RR)
+    ldr(r3, [r2, 44])
+    lsl(r3, r3, 2)
+    add(r3, r1, r3)  # the end of this row of col
+    mov(r7, 0)
+    ldr(r4, [r2, 68])
+    cmp(r4, 0)
+    blt(ZROW)
+    ldr(r5, [r2, 12])
+    cmp(r4, r5)
+    bge(ZROW)
+    ldr(r5, [r2, 76])
+    ldr(r6, [r2, 40])
+    sub(r6, r5, r6)
+    lsl(r6, r6, 2)
+    add(r6, r1, r6)
+    b(Z1T)
+    label(Z1)
+    str(r7, [r1, 0])
+    add(r1, 4)
+    label(Z1T)
+    cmp(r1, r6)
+    blt(Z1)
+    ldr(r6, [r2, 16])
+    mul(r6, r4)
+    ldr(r4, [r2, 72])
+    add(r6, r6, r4)
+    ldr(r4, [r2, 20])
+    mul(r4, r5)
+    add(r6, r6, r4)
+    ldr(r4, [r2, 84])
+    lsl(r4, r4, 2)
+    sub(r6, r6, r4)  # x[c][iy][lo * sw - t]
+    ldr(r4, [r2, 80])
+    sub(r4, r4, r5)
+    lsl(r4, r4, 2)
+    add(r4, r1, r4)
+    ldr(r5, [r2, 20])
+    b(CPT)
+    label(CP)
+    ldr(r7, [r6, 0])
+    str(r7, [r1, 0])
+    add(r1, 4)
+    add(r6, r6, r5)
+    label(CPT)
+    cmp(r1, r4)
+    blt(CP)
+    mov(r7, 0)
+    label(ZROW)
+    b(Z2T)
+    label(Z2)
+    str(r7, [r1, 0])
+    add(r1, 4)
+    label(Z2T)
+    cmp(r1, r3)
+    blt(Z2)
+    ldr(r4, [r2, 68])
+    ldr(r5, [r2, 24])
+    add(r4, r4, r5)
+    str(r4, [r2, 68])
+    ldr(r4, [r2, 64])
+    sub(r4, 1)
+    str(r4, [r2, 64])
+    ble(KXEND)
+    b(RR)
+    label(KXEND)
+    ldr(r4, [r2, 60])
+    add(r4, 1)
+    str(r4, [r2, 60])
+    ldr(r5, [r2, 8])
+    cmp(r4, r5)
+    bge(KYEND)
+    b(KX)
+    label(KYEND)
+    ldr(r4, [r2, 56])
+    add(r4, 1)
+    str(r4, [r2, 56])
+    ldr(r5, [r2, 4])
+    cmp(r4, r5)
+    bge(CEND)
+    b(KY)
+    label(CEND)
+    ldr(r4, [r2, 72])
+    ldr(r5, [r2, 32])
+    add(r4, r4, r5)
+    str(r4, [r2, 72])
+    ldr(r4, [r2, 52])
+    sub(r4, 1)
+    str(r4, [r2, 52])
+    ble(DONE)
+    b(CH)
+    label(DONE)
+    mov(r0, 0)
