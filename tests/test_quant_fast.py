@@ -23,7 +23,7 @@ def _layers(target):
         code = open(RUNNER).read()
         out = run_code(target, code, timeout=300)
         rows = [line[6:].split("|") for line in out.splitlines() if line.startswith("LAYER ")]
-        assert len(rows) == 16, out[-2000:]
+        assert len(rows) == 17, out[-2000:]
         _CACHE[target] = {name: (step, total, same) for name, step, total, same in rows}
     return _CACHE[target]
 
@@ -44,6 +44,7 @@ def test_fast_paths_match_the_reference_and_cpython(target):
         want = "native.q_conv_viper._step+" + dots
         if name.startswith("depthwise"):  # 3x3: padded planes and asm_thumb windows on Arm
             want = "native.q_conv_dw3x3_thumb._step_thumb" if dots != "viper" else "native.q_conv_dw_viper._step_3x3"
+            want += "+dsp" if dots == "dsp" else ""
         elif name in DIRECT and dots == "viper":  # 3x3, 1-2 output channels per group: windows in place
             want = "native.q_conv_direct_viper._step"
         assert step == want, (target, name, step, want)

@@ -103,6 +103,7 @@ LAYERS = [
     # products of Arm's SMLAD lanes; one pixel per row, an odd count, an odd channel
     ("linear 64 -> 5, 1 row, extremes", (1, 64), (5, 64), None, None, None, None),
     ("pointwise 24 -> 7, 7 wide, extremes", (1, 24, 3, 7), (7, 24, 1, 1), (1, 1), (0, 0), (1, 1), 1),
+    ("depthwise 3x3 s2, extremes", (1, 4, 7, 9), (4, 1, 3, 3), (2, 2), (1, 1), (1, 1), 4),
 ]
 
 
@@ -164,6 +165,10 @@ def step_name(step, ctx):
                         if dm is not None and ctx[9] is dm.dots:
                             dots = name
                     return "%s.%s+%s" % (mod, fn, dots)
+                if mod == "native.q_conv_dw3x3_thumb":  # its window kernel: SMLAD where the port has it
+                    dm = sys.modules.get("portable_kernels.native.q_dw_dsp")
+                    if dm is not None and ctx[8] is dm.dw3x3:
+                        return "%s.%s+dsp" % (mod, fn)
                 return mod + "." + fn
     return "?"
 
