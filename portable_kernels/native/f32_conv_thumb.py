@@ -57,8 +57,8 @@ def prepare(x, weight, bias, out, ctl, fallback):
         return _pointwise, head + (bobj, lazy, n, 4 * groups * cpg * hw, 4 * groups * opg * hw)
     rows = min(oh, _COL_BYTES // (4 * k * ow))
     cw = ow  # columns per tile: a whole row, or part of one (rows = 1) when a row's block is too large
-    if rows < 1:
-        rows, cw = 1, max(1, _COL_BYTES // (4 * k))
+    if rows < 1:  # columns in fours (f32_mm_fpu's passes), at least four
+        rows, cw = 1, min(ow, max(4, (_COL_BYTES // (4 * k)) & ~3))
     tab = []
     for kx in range(kw):  # the output columns whose input column is inside: ix = ox * sw - t
         t = pw - kx * dw
