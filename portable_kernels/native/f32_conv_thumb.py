@@ -57,8 +57,9 @@ def prepare(x, weight, bias, out, ctl, fallback):
         return _pointwise, head + (bobj, lazy, n, 4 * groups * cpg * hw, 4 * groups * opg * hw)
     rows = min(oh, _COL_BYTES // (4 * k * ow))
     cw = ow  # columns per tile: a whole row, or part of one (rows = 1) when a row's block is too large
-    if rows < 1:  # columns in fours (f32_mm_fpu's passes), at least four
-        rows, cw = 1, min(ow, max(4, (_COL_BYTES // (4 * k)) & ~3))
+    if rows < 1:  # part of a row: with the FPU, columns in fours (f32_mm_fpu's passes), at least four
+        q = 4 if FPU_DP else 1
+        rows, cw = 1, min(ow, max(q, _COL_BYTES // (4 * k) // q * q))
     tab = []
     for kx in range(kw):  # the output columns whose input column is inside: ix = ox * sw - t
         t = pw - kx * dw
