@@ -12,8 +12,9 @@ from array import array
 
 import micropython
 
-# armv7e-m with an FPU only (host_tools/deploy/build_targets.march_list)
-MARCH = ("armv7emsp", "armv7emdp")
+# Thumb-2 dists (host_tools/deploy/build_targets.march_list): whether the CPU has the FPU is
+# read on the device (emitters), and a dist's -march need not say (its FPU code is data())
+MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
 ADD = 0
 SUB = 1

@@ -15,8 +15,9 @@ Cortex-M7 imports it); d8-d15, which the caller keeps, are saved.
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
 import micropython
 
-# armv7e-m with a double-precision FPU only (host_tools/deploy/build_targets.march_list)
-MARCH = ("armv7emdp",)
+# Thumb-2 dists (host_tools/deploy/build_targets.march_list): whether the CPU has the FPU is
+# read on the device (emitters), and a dist's -march need not say (its FPU code is data())
+MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
 CX_BYTES = 116
 _CX = bytearray(CX_BYTES)

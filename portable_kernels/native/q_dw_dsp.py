@@ -15,8 +15,9 @@ same integer sums. Writes only d and ctl's scratch; returns 0.
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
 import micropython
 
-# armv7e-m dists only (host_tools/deploy/build_targets.march_list)
-MARCH = ("armv7em", "armv7emsp", "armv7emdp")
+# Thumb-2 dists (host_tools/deploy/build_targets.march_list): whether the CPU has the DSP
+# extension is read on the device (emitters.DSP; e.g. a Cortex-M33 under an armv7m dist)
+MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
 
 @micropython.asm_thumb
