@@ -29,18 +29,11 @@ def avg_pool2d_out(x, kernel_size, stride, padding, ceil_mode, count_include_pad
 
 def _global(x, out, planes, hw, divisor, step, ctx):
     """A window over the whole plane (a global average pool) where the port
-    has native code: a matrix product, planes [planes, hw] by a column of
-    1 / divisor, in op_mm's soft-float (no float objects: the bytecode step
+    has native code: op_mm.row_means (no float objects: the bytecode step
     boxes every element), with (step, ctx) as its fallback."""
-    from mpy_et.tensor import Tensor
     from portable_kernels import op_mm
 
-    inv = Tensor(dtypes.FLOAT, (hw, 1))
-    inv.bind(bytearray(4 * hw), 0)
-    f = 1.0 / divisor
-    for i in range(hw):
-        inv.data[i] = f
-    return op_mm.viper_step(x, inv, out, None, (1, planes, hw, 1, hw, 0, 0, 0), step, ctx)
+    return op_mm.row_means(x, out, planes, hw, divisor, step, ctx)
 
 
 def _ranges(n_out, n_in, k, s, p, include_pad):

@@ -88,6 +88,25 @@ def viper_step(a, b, out, bias, ctl, step, ctx):
     return _viper, head + (words if bias is None else bias.data, words, step, ctx)
 
 
+def row_means(x, out, rows, n, divisor, step, ctx):
+    """out[r] = sum(x[r * n + j], j < n) / divisor for x's contiguous float32
+    rows, as a product: x [rows, n] by a column of 1 / divisor (a global
+    average pool, a mean over the last dims) in the soft-float or FPU product
+    where the port has one, with (step, ctx) as its fallback; (step, ctx)
+    itself elsewhere. The result is the exact sum of x * (1 / divisor) rounded
+    once (the FPU: its float64 running sum)."""
+    from mpy_et.tensor import Tensor
+
+    if not HAS_NATIVE or x.dtype != dtypes.FLOAT or out.dtype != dtypes.FLOAT:
+        return step, ctx
+    inv = Tensor(dtypes.FLOAT, (n, 1))
+    inv.bind(bytearray(4 * n), 0)
+    f = 1.0 / divisor
+    for i in range(n):
+        inv.data[i] = f
+    return viper_step(x, inv, out, None, (1, rows, n, 1, n, 0, 0, 0), step, ctx)
+
+
 def _viper(ctx):
     xm, xe, a, b, o, bias, ctl, step, fallback = ctx
     if viper_mm(xm, xm, 0, xe, a, b, o, bias, ctl):
