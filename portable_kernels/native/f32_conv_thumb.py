@@ -8,15 +8,17 @@ by op_convolution only where the port has Thumb-2 inline assembler
 A 1x1 kernel with stride 1 and no padding is one product per image: the
 group's weights [opg, cpg] times its input planes [cpg, h * w], the groups
 as the product's batches, read where they lie. Any other kernel goes by
-tiles of output rows (or of part of one row, where a row's block is larger):
-gather (Thumb assembler) writes the tile's im2col block, [cpg * kh * kw, rows * ow]
-(padding as 0.0), into shared scratch of at most _COL_BYTES, and f32_mm_thumb multiplies the group's weights by it, writing
+tiles of output rows (or of part of one row, where a row's block is
+larger): _gather (Thumb assembler) writes the tile's im2col block,
+[cpg * kh * kw, rows * ow] (padding as 0.0), into shared scratch of at most
+_COL_BYTES, and f32_mm_thumb multiplies the group's weights by it, writing
 each output channel's rows in place (f32_mm_thumb's strided form: offsets,
 a row skip in the output, a bias advance per batch).
 
-An operand holding inf or NaN makes f32_mm_thumb stop; the step then runs
-op_convolution's bytecode step, built on first use (so a board imports
-the bytecode convolution and its scratch only if that ever happens).
+An operand holding inf or NaN makes the soft-float product stop (the FPU's
+gives IEEE results and never does); the step then runs op_convolution's
+bytecode step, built on first use (so a board imports the bytecode
+convolution and its scratch only if that ever happens).
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
