@@ -1,8 +1,11 @@
 """aten::avg_pool2d.out: mean over windows, with torch's divisor rules
 (count_include_pad, divisor_override, ceil_mode). Float only. Allocation in
-the step: boxed floats only."""
+the step: boxed floats only. A float32 window over the whole plane runs as a
+soft-float matrix product where the port has native code (_global)."""
 
+from mpy_et import dtypes
 from portable_kernels.util import checks, window
+from portable_kernels.util.emitters import HAS_NATIVE
 
 
 def avg_pool2d_out(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
@@ -18,7 +21,19 @@ def avg_pool2d_out(x, kernel_size, stride, padding, ceil_mode, count_include_pad
         cols = cols[:2] + ([1] * ow,)
     hs = [a * w for a in rows[0]]
     hn = [e - a for a, e in zip(rows[0], rows[1])]
-    return _avg_pool, (x.data, out.data, planes, h * w, oh, ow, hs, hn, rows[2], cols[0], cols[1], cols[2], w)
+    step, ctx = _avg_pool, (x.data, out.data, planes, h * w, oh, ow, hs, hn, rows[2], cols[0], cols[1], cols[2], w)
+    if HAS_NATIVE and oh == ow == 1 and x.dtype == dtypes.FLOAT and rows[:2] == ([0], [h]) and cols[:2] == ([0], [w]):
+        return _global(x, out, planes, h * w, rows[2][0] * cols[2][0], step, ctx)
+    return step, ctx
+
+
+def _global(x, out, planes, hw, divisor, step, ctx):
+    """A window over the whole plane (a global average pool) where the port
+    has native code: op_mm.row_means (no float objects: the bytecode step
+    boxes every element), with (step, ctx) as its fallback."""
+    from portable_kernels import op_mm
+
+    return op_mm.row_means(x, out, planes, hw, divisor, step, ctx)
 
 
 def _ranges(n_out, n_in, k, s, p, include_pad):

@@ -37,9 +37,9 @@ fallback for an inf or NaN, and run everywhere else.
 from mpy_et import dtypes
 from mpy_et.port import const
 from mpy_et.tensor import addressable
-from portable_kernels.util import checks, conv_pointwise, conv_transposed, scratch
+from portable_kernels.util import checks, scratch
 from portable_kernels.util.conv_rows import conv_rows, fill_plane
-from portable_kernels.util.emitters import HAS_NATIVE, WIDE
+from portable_kernels.util.emitters import HAS_NATIVE, THUMB2, WIDE
 from portable_kernels.util.float_loops import release
 
 if WIDE:
@@ -51,6 +51,8 @@ if WIDE:
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 _ACC_ELEMENTS = const(2048)
+# Thumb-2 boards: terms per output of f32_conv_thumb (its decoded weight row is 2 words a term)
+_THUMB_TERMS = const(1024)
 
 
 def convolution_out(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
@@ -72,6 +74,8 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     if not isinstance(groups, int) or groups < 1:
         checks.fail("%s: groups must be a positive int, got %r" % (what, groups))
     if transposed:
+        from portable_kernels.util import conv_transposed
+
         geometry = (x.sizes[0], x.sizes[1], 1 if nd == 3 else x.sizes[2], x.sizes[-1])
         geometry += ((1, stride[0]), (0, padding[0]), (1, dilation[0])) if nd == 3 else (stride, padding, dilation)
         prepared = conv_transposed.prepare(x, weight, bias, geometry, output_padding, groups, out, what)
@@ -117,6 +121,11 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     if out.numel == 0:
         return None
     ctl = (n, groups, oc // groups, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, 0 if bias is None else 1)
+    k = cpg * kh * kw
+    if THUMB2 and not WIDE and out.dtype == dtypes.FLOAT and k <= _THUMB_TERMS and addressable(x, weight, bias, out):
+        from portable_kernels.native import f32_conv_thumb
+
+        return f32_conv_thumb.prepare(x, weight, bias, out, ctl, lambda: _bytecode(x, weight, bias, out, ctl))
     step, ctx = _bytecode(x, weight, bias, out, ctl)
     return _viper_step(x, weight, bias, out, ctl, 0, step, ctx)
 
@@ -155,12 +164,15 @@ def _viper(ctx):
 
 def _bytecode(x, weight, bias, out, ctl):
     """(step, ctx) of the bytecode convolution (ctl: f32_conv_viper.CTL_WORDS)."""
+    _native_steps()
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, _ = ctl
     oc = groups * opg
     hp, wp = h + 2 * ph, w + 2 * pw
     bdata = bias.data if bias is not None else None
     direct = kh == 1 and kw == 1 and ph == 0 and pw == 0
     if direct and sh == 1 and sw == 1:
+        from portable_kernels.util import conv_pointwise
+
         return conv_pointwise.prepare(x, weight, bias, out, n, oc, groups, cpg, h * w)
     # geometry in the padded plane: wp wide, the input starts at ph * wp + pw
     geom = (n, groups, oc // groups, cpg, h, w, wp, ph * wp + pw, oh, ow, sh * wp, sw)
@@ -322,5 +334,14 @@ def _conv(ctx):
         release(pl)
 
 
-if HAS_NATIVE:  # the same functions compiled by the native emitter (host_tools/codegen/native_variants.py)
-    from portable_kernels.util.conv_native import _conv, _conv3x3, conv_rows  # noqa: E402, F811
+def _native_steps():
+    """Where the port has the native emitter, the bytecode steps become their
+    @micropython.native copies (util/conv_native.py, generated from this code
+    by host_tools/codegen/native_variants.py), imported with the first
+    bytecode step built: on Thumb-2 boards f32_conv_thumb runs the float32
+    convolutions and the copies stay out of RAM."""
+    global _conv, _conv3x3, conv_rows
+    if HAS_NATIVE:
+        from portable_kernels.util import conv_native
+
+        _conv, _conv3x3, conv_rows = conv_native._conv, conv_native._conv3x3, conv_native.conv_rows

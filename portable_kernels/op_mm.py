@@ -9,8 +9,9 @@ boxed floats only.
 
 Where the port has a native emitter, float32 products run in integer
 soft-float, no float objects, no allocation: f32_mm_viper with 64-bit words
-(emitters.WIDE), f32_mm_thumb on Thumb-2 boards (SMULL), f32_mm_viper32 on
-other 32-bit ports. The steps above stay as their fallback for operands
+(emitters.WIDE), f32_mm_fpu with a double-precision FPU (Cortex-M7; FPU
+instructions, not soft-float), f32_mm_thumb on other Thumb-2 boards (SMULL),
+f32_mm_viper32 on other 32-bit ports. The steps above stay as their fallback for operands
 holding inf or NaN, and run everywhere else (WebAssembly, CircuitPython).
 """
 
@@ -18,7 +19,7 @@ from mpy_et import dtypes
 from mpy_et.port import const
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, scratch
-from portable_kernels.util.emitters import HAS_NATIVE, THUMB2, WIDE
+from portable_kernels.util.emitters import FPU_DP, HAS_NATIVE, THUMB2, WIDE
 from portable_kernels.util.float_loops import accumulate, accumulate_rows, release
 
 if HAS_NATIVE:
@@ -26,7 +27,9 @@ if HAS_NATIVE:
 if WIDE:
     from portable_kernels.native.f32_mm_viper import ROW_WORDS
     from portable_kernels.native.f32_mm_viper import mm as viper_mm
-elif THUMB2:  # 32-bit words with SMULL (Cortex-M3/M4/M7): the same arguments
+elif FPU_DP:  # a double-precision FPU (Cortex-M7): the same arguments
+    from portable_kernels.native.f32_mm_fpu import mm as viper_mm
+elif THUMB2:  # 32-bit words with SMULL (Cortex-M3/M4): the same arguments
     from portable_kernels.native.f32_mm_thumb import mm as viper_mm
 elif HAS_NATIVE:  # other 32-bit ports (armv6m, Xtensa, RISC-V): 12-bit mantissa halves, the same arguments
     from portable_kernels.native.f32_mm_viper32 import mm as viper_mm
@@ -83,6 +86,25 @@ def viper_step(a, b, out, bias, ctl, step, ctx):
     words = array("i", ctl + (int(as_read),))
     head = (scratch.words(rows, "mm mantissas"), scratch.words(rows, "mm exponents"), a.data, b.data, out.data)
     return _viper, head + (words if bias is None else bias.data, words, step, ctx)
+
+
+def row_means(x, out, rows, n, divisor, step, ctx):
+    """out[r] = sum(x[r * n + j], j < n) / divisor for x's contiguous float32
+    rows, as a product: x [rows, n] by a column of 1 / divisor (a global
+    average pool, a mean over the last dims) in the soft-float or FPU product
+    where the port has one, with (step, ctx) as its fallback; (step, ctx)
+    itself elsewhere. The result is the exact sum of x * (1 / divisor) rounded
+    once (the FPU: its float64 running sum)."""
+    from mpy_et.tensor import Tensor
+
+    if not HAS_NATIVE or x.dtype != dtypes.FLOAT or out.dtype != dtypes.FLOAT:
+        return step, ctx
+    inv = Tensor(dtypes.FLOAT, (n, 1))
+    inv.bind(bytearray(4 * n), 0)
+    f = 1.0 / divisor
+    for i in range(n):
+        inv.data[i] = f
+    return viper_step(x, inv, out, None, (1, rows, n, 1, n, 0, 0, 0), step, ctx)
 
 
 def _viper(ctx):

@@ -1,13 +1,15 @@
 """aten::relu.out. The integer step allocates nothing; float32 runs on the
-bits in viper where the port has a native emitter (f32_clamp_viper), and
-then allocates nothing either."""
+bits in viper where the port has a native emitter (f32_clamp_viper; in
+assembler on Arm: f32_relu_thumb), and then allocates nothing either."""
 
 from mpy_et import dtypes, noalloc
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks
-from portable_kernels.util.emitters import HAS_NATIVE
+from portable_kernels.util.emitters import HAS_NATIVE, HAS_THUMB
 
-if HAS_NATIVE:
+if HAS_THUMB:  # the same rule in Arm assembler
+    from portable_kernels.native.f32_relu_thumb import relu as viper_relu
+elif HAS_NATIVE:
     from portable_kernels.native.f32_clamp_viper import relu as viper_relu
 
 

@@ -130,6 +130,10 @@ def pool_cases():
         ("k3 s2 p1 ceil exclude pad", x, [3, 3], [2, 2], [1, 1], True, False, None),
         ("k2 default stride divisor 3", x, [2], [], [0], False, True, 3),
         ("global 7x8", x, [7, 8], [7, 8], [0, 0], False, True, None),
+        # a global pool is a soft-float product on native ports: a divisor, then inf/NaN (its fallback)
+        ("global 7x8 divisor 5", x, [7, 8], [7, 8], [0, 0], False, True, 5),
+        ("global nan and inf", special, [3, 3], [3, 3], [0, 0], False, True, None),
+        ("global inf", torch.where(special.isnan(), 1.0, special), [3, 3], [3, 3], [0, 0], False, True, None),
         ("3-D input", x[1], [2, 3], [1, 2], [1, 1], False, False, None),
     ]:
         out = torch.nn.functional.avg_pool2d(t, k, s or None, p, ceil, incl, div)

@@ -1,6 +1,7 @@
 """The @micropython.native copies of the hot kernel loops
 (host_tools/codegen/native_variants.py): current with the plain code, chosen where
-the port has the native emitter and never imported where it does not. Their
+the port has the native emitter (op_convolution's with its first bytecode
+step) and never imported where it does not. Their
 results are checked by tests/test_kernels.py on unix and the emulated board
 (both have the emitter); wasm and CircuitPython run the plain code there."""
 
@@ -16,6 +17,7 @@ from portable_kernels import op_convolution, op_mm
 native = "portable_kernels.util.conv_native" in sys.modules
 if native:
     from portable_kernels.util import conv_native, float_loops_native, loops_native
+    op_convolution._native_steps()  # what building a bytecode convolution step does first
     assert op_convolution._conv3x3 is conv_native._conv3x3
     assert op_convolution.conv_rows is conv_native.conv_rows
     assert conv_pointwise._pointwise is conv_native._pointwise

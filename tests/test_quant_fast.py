@@ -23,7 +23,7 @@ def _layers(target):
         code = open(RUNNER).read()
         out = run_code(target, code, timeout=300)
         rows = [line[6:].split("|") for line in out.splitlines() if line.startswith("LAYER ")]
-        assert len(rows) == 14, out[-2000:]
+        assert len(rows) == 17, out[-2000:]
         _CACHE[target] = {name: (step, total, same) for name, step, total, same in rows}
     return _CACHE[target]
 
@@ -38,11 +38,13 @@ def test_fast_paths_match_the_reference_and_cpython(target):
         assert ref[name][0].endswith("_conv_ref"), (name, ref[name][0])
     # the fast steps were taken: 3x3 depthwise by padded planes, the rest go by rows
     # through the asm_thumb dot kernel on Arm, the viper one elsewhere
-    dots = "thumb" if target.startswith("cortex") else "viper"
+    # (SMLAD on the Cortex-M7's DSP extension)
+    dots = {"cortex-m7": "dsp", "cortex-m3-large": "thumb"}.get(target, "viper")
     for name, (step, _, _) in got.items():
         want = "native.q_conv_viper._step+" + dots
         if name.startswith("depthwise"):  # 3x3: padded planes and asm_thumb windows on Arm
-            want = "native.q_conv_dw3x3_thumb._step_thumb" if dots == "thumb" else "native.q_conv_dw_viper._step_3x3"
+            want = "native.q_conv_dw3x3_thumb._step_thumb" if dots != "viper" else "native.q_conv_dw_viper._step_3x3"
+            want += "+dsp" if dots == "dsp" else ""
         elif name in DIRECT and dots == "viper":  # 3x3, 1-2 output channels per group: windows in place
             want = "native.q_conv_direct_viper._step"
         assert step == want, (target, name, step, want)

@@ -27,13 +27,17 @@ def prepare(x, weight, channels, geom, tail, out):
     the other steps: sum(xb * w) = sum(xb * wb) - 128 * sum(xb) (the table's
     constant is kept)."""
     from portable_kernels.native.q_dw_thumb import dw3x3, pad_plane
+    from portable_kernels.util.emitters import DSP
+
+    if DSP:  # SMLAD on packed tap pairs (Cortex-M4 / M7)
+        from portable_kernels.native.q_dw_dsp import dw3x3
     from portable_kernels.native.q_requant_thumb import make_ctl, rows
 
     n, ch, _, _, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     wp, hp = w + 2 * pw, h + 2 * ph
     band = max(1, min(oh, _BAND_PIXELS // ow))  # output rows per band
     ctl = array("i", [wp, sw, ow, band, sh * wp, 0, 0, 0, 0, 0])
-    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, weight.sizes[1], band])
+    g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, weight.sizes[1], band, 1 if DSP else 0])
     # requantized by q_requant_thumb.rows as one channel of a band's pixels whose patch sums are 0
     rqctl = make_ctl(1, band * ow, band * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
     zeros = scratch.rows("zero", band * ow)  # never written
@@ -42,7 +46,7 @@ def prepare(x, weight, channels, geom, tail, out):
         x.buf,
         weight.buffer,
         out.buf,
-        scratch.rows("taps", 9),
+        scratch.rows("taps", 15),
         g,
         scratch.rows("col", wp * hp),
         scratch.rows("acc", band * ow),
@@ -84,6 +88,10 @@ def _dw_planes(xobj, wobj, oobj, tapobj, gobj, padobj, dobj, ctlobj, kern, rq, r
         padfn(xobj, padobj, pctlobj)
         for t in range(9):  # the channel's signed taps (ctl[5] = 0: dw3x3 reads them from the start)
             taps[t] = int(wt[c * kp + t]) - 128
+        if g[26]:  # and as halfword pairs per window row for q_dw_dsp: (w0, w2), (w1, 0)
+            for t in range(3):
+                taps[9 + 2 * t] = (taps[3 * t] & 0xFFFF) | (taps[3 * t + 2] << 16)
+                taps[10 + 2 * t] = taps[3 * t + 1] & 0xFFFF
         rc = ptr32(rqobj)  # noqa: F821
         r = 0
         while r < oh:  # a band of output rows at a time: the dots of a band, then its requantization

@@ -14,9 +14,9 @@ Regular / pointwise convolution and linear work one output row at a time:
 the gather writes the patch of every pixel of the row (kp bytes each, kp =
 patch length rounded up to 4, the tail left 0) and its byte sum; a dot
 kernel computes every (pixel, output channel) dot of the group into an
-int32 row (q_dot_thumb.dots in Arm Thumb assembly where the port has it,
-q_dots_viper.dots elsewhere; both read the packed channel pairs); the
-requantization writes the int8 outputs (q_requant_thumb.rows on Arm). The
+int32 row (q_dot_dsp.dots with SMLAD on armv7e-m, q_dot_thumb.dots in Arm
+Thumb assembly on other Arm ports, q_dots_viper.dots elsewhere; all read the
+packed channel pairs); the requantization writes the int8 outputs (q_requant_thumb.rows on Arm). The
 viper gather and requantization live in native/q_conv_rows_viper.py,
 imported only where a step uses them (on Arm, a kernel taller than 30 rows). Depthwise convolution (one input and
 one output channel per group) has its own step in native/q_conv_dw_viper.py.
@@ -30,7 +30,7 @@ import micropython
 from mpy_et import noalloc
 from mpy_et.port import const
 from portable_kernels.util import scratch
-from portable_kernels.util.emitters import HAS_THUMB
+from portable_kernels.util.emitters import DSP, HAS_THUMB
 
 # On Arm, the most int32 dots (pixels x output channels) a row pass keeps
 # (a 1-D convolution's row is the whole sequence: 128 pixels x 16 channels
@@ -59,11 +59,15 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     kp = weight.sizes[1]
     kn = cpg * kh * kw
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp])
-    # dot control: pixels, kp, channels, weight offset, the kernel's scratch, channel pairs, odd channel
-    ctl = array("i", [ow, kp, opg, 0, 0, 0, 0, 0, 0, opg >> 1, opg & 1])
+    # dot control: pixels, kp, channels, weight offset, the kernel's scratch, channel pairs, odd
+    # channel, and q_dot_dsp's: kp - 4 (the second pixel's patch), scratch
+    ctl = array("i", [ow, kp, opg, 0, 0, 0, 0, 0, 0, opg >> 1, opg & 1, kp - 4 if ow > 1 else -4, 0])
     rq = rqctl = None
     if HAS_THUMB:
-        from portable_kernels.native.q_dot_thumb import dots
+        if DSP:  # armv7e-m: SMLAD, two pixels by two channels
+            from portable_kernels.native.q_dot_dsp import dots
+        else:
+            from portable_kernels.native.q_dot_thumb import dots
         from portable_kernels.native.q_requant_thumb import make_ctl, rows
 
         rqctl = make_ctl(opg, ow, oh * ow, zo, lo, hi)

@@ -7,6 +7,7 @@ from mpy_et import noalloc
 from portable_kernels.quantized import requant as q_requant
 from portable_kernels.quantized.requant import check_int8, requant, scalar_params, zero_point
 from portable_kernels.util import checks
+from portable_kernels.util.emitters import HAS_THUMB
 
 
 def add_out(a, b, a_zp, a_mult, b_zp, b_mult, multiplier, shift, limit, out_zp, out_min, out_max, out):
@@ -24,7 +25,10 @@ def add_out(a, b, a_zp, a_mult, b_zp, b_mult, multiplier, shift, limit, out_zp, 
     if out.numel == 0:
         return None
     if q_requant.use_viper:
-        from portable_kernels.native import q_add_viper
+        if HAS_THUMB:  # Arm: the same integers in assembler
+            from portable_kernels.native import q_add_thumb as q_add_viper
+        else:
+            from portable_kernels.native import q_add_viper
 
         return q_add_viper.prepare_add(a, b, out, zs[0], a_mult, zs[1], b_mult, multiplier, shift, limit, zs[2], lo, hi)
     return _add, (a.data, b.data, out.data, out.numel, zs[0], a_mult, zs[1], b_mult, multiplier, shift, limit, zs[2], lo, hi)

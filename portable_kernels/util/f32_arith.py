@@ -1,6 +1,7 @@
 """Steps for float32 add / sub / mul through f32_arith_viper on ports with
-64-bit native words (emitters.WIDE): bit for bit the bytecode steps'
-results, without a float object per element. Elsewhere (and for other
+64-bit native words (emitters.WIDE), or f32_arith_fpu's FPU instructions
+where there is a single-precision FPU (emitters.FPU: Cortex-M4F / M7): bit
+for bit the bytecode steps' results, without a float object per element. Elsewhere (and for other
 dtypes) `steps` returns None and the kernel keeps its bytecode steps.
 
 At an inf or NaN operand the viper function stops; the rest of that row
@@ -10,7 +11,7 @@ runs here in bytecode (`_tail`), so inf/NaN results are torch's.
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.util import loops
-from portable_kernels.util.emitters import WIDE
+from portable_kernels.util.emitters import FPU, WIDE
 
 binary = None  # f32_arith_viper.binary, once a step uses it
 ADD = 0
@@ -23,13 +24,16 @@ _MIN_ELEMENTS = 8
 
 def steps(a, b, out, op, plan):
     """(step, ctx) for out = a OP b (plan: loops.broadcast's), or None."""
-    if not WIDE or out.numel < _MIN_ELEMENTS or not addressable(a, b, out):
+    if not (WIDE or FPU) or out.numel < _MIN_ELEMENTS or not addressable(a, b, out):
         return None
     for t in (a, b, out):
         if t.dtype != dtypes.FLOAT:
             return None
     global binary
-    from portable_kernels.native.f32_arith_viper import binary  # imported when first needed (load time)
+    if WIDE:  # imported when first needed (load time)
+        from portable_kernels.native.f32_arith_viper import binary
+    else:
+        from portable_kernels.native.f32_arith_fpu import binary
 
     if plan is None:
         return _flat, (a.data, b.data, out.data, op, out.numel)

@@ -99,6 +99,11 @@ LAYERS = [
     ("conv 3x3 8 -> 1 (decoder)", (1, 8, 9, 7), (1, 8, 3, 3), (1, 1), (1, 1), (1, 1), 1),
     ("conv 3x3 s2 4 -> 4 grouped 2", (2, 4, 9, 8), (4, 2, 3, 3), (2, 2), (1, 1), (1, 1), 2),
     ("conv 3x3 s2 1 -> 8 (first layer)", (1, 1, 11, 10), (8, 1, 3, 3), (2, 2), (1, 1), (1, 1), 1),
+    # bytes at the ends of their range (x + 128 in {0, 255}, w + 128 in {1, 255}): the largest
+    # products of Arm's SMLAD lanes; one pixel per row, an odd count, an odd channel
+    ("linear 64 -> 5, 1 row, extremes", (1, 64), (5, 64), None, None, None, None),
+    ("pointwise 24 -> 7, 7 wide, extremes", (1, 24, 3, 7), (7, 24, 1, 1), (1, 1), (0, 0), (1, 1), 1),
+    ("depthwise 3x3 s2, extremes", (1, 4, 7, 9), (4, 1, 3, 3), (2, 2), (1, 1), (1, 1), 4),
 ]
 
 
@@ -107,6 +112,10 @@ def run_layer(spec, fast):
     _seed[0] = len(name) * 7919
     x = tensor(dtypes.CHAR, xs, -128, 127)
     w = tensor(dtypes.CHAR, ws, -127, 127)
+    if name.endswith("extremes"):
+        for t, lo, hi in ((x, -128, 127), (w, -127, 127)):
+            for i in range(t.numel):
+                t.data[i] = hi if t.data[i] & 1 else lo
     b = tensor(dtypes.INT, (ws[0],), -20000, 20000)
     rq = requant_t(ws[0])
     zx, zo = rnd(-128, 127), rnd(-20, 20)
@@ -150,14 +159,16 @@ def step_name(step, ctx):
         for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref"):
             if m is not None and getattr(m, fn, None) is step:
                 if mod == "native.q_conv_viper":  # the dot kernel it calls: asm_thumb or viper
-                    return "%s.%s+%s" % (
-                        mod,
-                        fn,
-                        "thumb"
-                        if "portable_kernels.native.q_dot_thumb" in sys.modules
-                        and ctx[9] is sys.modules["portable_kernels.native.q_dot_thumb"].dots
-                        else "viper",
-                    )
+                    dots = "viper"
+                    for name in ("dsp", "thumb"):
+                        dm = sys.modules.get("portable_kernels.native.q_dot_" + name)
+                        if dm is not None and ctx[9] is dm.dots:
+                            dots = name
+                    return "%s.%s+%s" % (mod, fn, dots)
+                if mod == "native.q_conv_dw3x3_thumb":  # its window kernel: SMLAD where the port has it
+                    dm = sys.modules.get("portable_kernels.native.q_dw_dsp")
+                    if dm is not None and ctx[8] is dm.dw3x3:
+                        return "%s.%s+dsp" % (mod, fn)
                 return mod + "." + fn
     return "?"
 

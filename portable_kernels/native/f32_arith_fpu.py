@@ -1,0 +1,94 @@
+"""Float32 add, sub and mul with FPU instructions (VADD.F32 / VSUB.F32 /
+VMUL.F32: IEEE float32 arithmetic, round to nearest, denormals, inf and
+NaN), so bit for bit what the bytecode steps give (a float64 result of two
+float32 operands rounded to float32), NaN payloads aside. f32_arith_viper's
+binary() for ports with a single-precision FPU (emitters.FPU: Cortex-M4F /
+M7), which never stops early. FPU instructions are emitted with data(), so
+the module compiles for every Thumb arch. Does not allocate.
+"""
+
+# ruff: noqa: F821 (assembler mnemonics, registers and labels)
+from array import array
+
+import micropython
+
+# Thumb-2 dists (host_tools/deploy/build_targets.march_list): whether the CPU has the FPU is
+# read on the device (emitters), and a dist's -march need not say (its FPU code is data())
+MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
+
+ADD = 0
+SUB = 1
+MUL = 2
+
+_CTL = array("i", [0] * 7)
+
+
+def binary(a, b, o, op, n, ia, ib, io, sa, sb):
+    """o[io + i] = a[ia + i * sa] OP b[ib + i * sb] for i < n (f32_arith_viper.binary's
+    arguments); returns n."""
+    c = _CTL
+    c[0] = op
+    c[1] = n
+    c[2] = 4 * ia
+    c[3] = 4 * ib
+    c[4] = 4 * io
+    c[5] = 4 * sa
+    c[6] = 4 * sb
+    _binary(a, b, o, c)
+    return n
+
+
+@micropython.asm_thumb
+def _binary(r0, r1, r2, r3):
+    # r3 ctl: op, n, byte offsets of a, b, o, byte strides of a, b
+    ldr(r4, [r3, 8])
+    add(r0, r0, r4)
+    ldr(r4, [r3, 12])
+    add(r1, r1, r4)
+    ldr(r4, [r3, 16])
+    add(r2, r2, r4)
+    ldr(r5, [r3, 20])
+    ldr(r6, [r3, 24])
+    ldr(r4, [r3, 4])
+    cmp(r4, 0)
+    ble(DONE)
+    lsl(r4, r4, 2)
+    add(r4, r2, r4)  # the end of o's elements
+    ldr(r7, [r3, 0])
+    cmp(r7, 1)
+    beq(SUB)
+    bgt(MUL)
+    label(ADD)
+    data(2, 0xED90, 0x0A00)  # vldr s0, [r0, 0]
+    data(2, 0xEDD1, 0x0A00)  # vldr s1, [r1, 0]
+    data(2, 0xEE30, 0x0A20)  # vadd.f32 s0, s0, s1
+    data(2, 0xED82, 0x0A00)  # vstr s0, [r2, 0]
+    add(r0, r0, r5)
+    add(r1, r1, r6)
+    add(r2, 4)
+    cmp(r2, r4)
+    blt(ADD)
+    b(DONE)
+    label(SUB)
+    data(2, 0xED90, 0x0A00)  # vldr s0, [r0, 0]
+    data(2, 0xEDD1, 0x0A00)  # vldr s1, [r1, 0]
+    data(2, 0xEE30, 0x0A60)  # vsub.f32 s0, s0, s1
+    data(2, 0xED82, 0x0A00)  # vstr s0, [r2, 0]
+    add(r0, r0, r5)
+    add(r1, r1, r6)
+    add(r2, 4)
+    cmp(r2, r4)
+    blt(SUB)
+    b(DONE)
+    label(MUL)
+    data(2, 0xED90, 0x0A00)  # vldr s0, [r0, 0]
+    data(2, 0xEDD1, 0x0A00)  # vldr s1, [r1, 0]
+    data(2, 0xEE20, 0x0A20)  # vmul.f32 s0, s0, s1
+    data(2, 0xED82, 0x0A00)  # vstr s0, [r2, 0]
+    add(r0, r0, r5)
+    add(r1, r1, r6)
+    add(r2, 4)
+    cmp(r2, r4)
+    blt(MUL)
+    label(DONE)
+    mov(r0, 0)
