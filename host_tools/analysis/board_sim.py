@@ -49,6 +49,9 @@ def simulate(pte_path, march, method="forward"):
     emitters.HAS_NATIVE = emitters.HAS_THUMB = True
     emitters.THUMB2 = ARCH[march] >= 5
     emitters.WIDE = False
+    # the Cortex-M7 board (armv7emdp) has the DSP extension and a double-precision FPU; the
+    # Cortex-M3 neither (the device reads them from the CPU's ID registers)
+    emitters.DSP = emitters.FPU = emitters.FPU_DP = march == "armv7emdp"
     _stub_micropython()
     from host_tools.analysis.inspect_pte import method_objects
     from host_tools.analysis.mpy_sizes import BOARD
