@@ -61,8 +61,7 @@ def export(model, shape, *, calibration=8, seed=0, target_config=None):
 
 def reference(transformed, x):
     """ExecuTorch's reference output: the transformed edge program run in Python."""
-    import executorch.backends.cortex_m.quantizer.quantizer  # noqa: F401  (first: then ops.operators imports)
-    import executorch.backends.cortex_m.ops.operators  # noqa: F401  (registers cortex_m:: kernels)
+    import executorch.backends.cortex_m.quantizer.quantizer  # noqa: F401  (imports ops.operators: registers the cortex_m:: kernels)
 
     with torch.no_grad():
         out = transformed.module()(x)

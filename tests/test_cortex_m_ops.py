@@ -10,8 +10,7 @@ import torch
 
 pytest.importorskip("tosa_serializer")  # ExecuTorch's Cortex-M passes import its Arm backend
 
-import executorch.backends.cortex_m.quantizer.quantizer  # noqa: E402,F401  (imports ops.operators in an order that works)
-import executorch.backends.cortex_m.ops.operators  # noqa: E402,F401  (registers torch.ops.cortex_m)
+import executorch.backends.cortex_m.quantizer.quantizer  # noqa: E402,F401  (imports ops.operators: registers torch.ops.cortex_m)
 from cortex_m_harness import CHANNELS_LAST, empty, run, tensor  # noqa: E402
 from executorch.backends.cortex_m.passes.passes_utils import requantize_cmsis  # noqa: E402
 

@@ -85,8 +85,8 @@ def _wrap(v, bits):
 
 def channel_params(mults, shifts, n, what):
     """Per-channel (multiplier, shift) tensors (int32 [n]) or int lists -> a list of params."""
-    md = mults.data if hasattr(mults, "data") else mults
-    sd = shifts.data if hasattr(shifts, "data") else shifts
-    if len(md) < n or len(sd) < n:
-        checks.fail("%s: %d requantization multipliers / %d shifts for %d channels" % (what, len(md), len(sd), n))
+    md, mn = (mults.data, mults.numel) if hasattr(mults, "data") else (mults, len(mults))
+    sd, sn = (shifts.data, shifts.numel) if hasattr(shifts, "data") else (shifts, len(shifts))
+    if mn < n or sn < n:
+        checks.fail("%s: %d requantization multipliers / %d shifts for %d channels" % (what, mn, sn, n))
     return [params(md[i], sd[i], what) for i in range(n)]
