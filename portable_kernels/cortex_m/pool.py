@@ -7,15 +7,15 @@ with the same scale. The scale cancels: the result is zp + S / n rounded
 (S the sum of x - zp, n the count), except where S / n is exactly k + 1/2,
 where float32 error decides. So the step rounds S / n in integers and, at
 an exact tie only, replays the reference's float32 operations in exact
-integer arithmetic (cortex_m/f32.py): bit for bit, for windows of up to 180
+integer arithmetic: bit for bit, for windows of up to 180
 taps (beyond that float32 error could reach a non-tie; larger windows always
-replay). The replay allocates (tuples, ints past 2**30), so the avg step is
-not marked allocation-free. max: the largest tap, clamped to the activation
+replay). The replay (cortex_m/f32_small.py) stays in small ints and
+allocates nothing, so neither step does. max: the largest tap, clamped to the activation
 range; does not allocate.
 """
 
 from mpy_et import noalloc
-from portable_kernels.cortex_m import conv, f32, layout
+from portable_kernels.cortex_m import conv, f32, f32_small, layout
 from portable_kernels.util import checks
 
 
@@ -60,29 +60,22 @@ def pair(v, what, minimum):
 
 def avg_step(x, out, geo, zp, multiplier, shift):
     scale = f32.round_f32(multiplier, shift - 31)  # multiplier * 2**shift / 2**31 as float32
-    terms = [f32.mul(f32.round_f32(d, 0), scale) for d in range(-255, 256)]
-    return _avg, (x.data, out.data, geo, zp, scale, terms)
-
-
-def _replay(xd, xc, geo, oy, ox, zp, scale, terms):
-    """The reference's float32 average of one window, quantized (exact integers)."""
-    xsh, xsw, h, w = geo[6], geo[7], geo[2], geo[3]
-    kh, kw, sh, sw, ph, pw, dh, dw = geo[14:]
-    s = (0, 0)
-    n = 0
-    for ky in range(kh):
-        iy = oy * sh - ph + ky * dh
-        if 0 <= iy < h:
-            for kx in range(kw):
-                ix = ox * sw - pw + kx * dw
-                if 0 <= ix < w:
-                    s = f32.add(s, terms[xd[xc + iy * xsh + ix * xsw] - zp + 255])
-                    n += 1
-    return f32.round_int(f32.div(f32.div(s, (n, 0)), scale)) + zp
+    tm, te = [], []
+    for d in range(-255, 256):
+        m, e = f32.mul(f32.round_f32(d, 0), scale)
+        tm.append(m)
+        te.append(e)
+    sm, se = scale
+    if sm < 0x800000:  # as a 24-bit mantissa
+        while sm < 0x800000:
+            sm <<= 1
+            se -= 1
+    return _avg, (x.data, out.data, geo, zp, (tm, te, sm, se), [0, 0])
 
 
 def _avg(ctx):
-    xd, od, geo, zp, scale, terms = ctx
+    xd, od, geo, zp, terms, box = ctx
+    tm, te, sm, se = terms
     n, c, h, w, xsn, xsc, xsh, xsw, oh, ow, osn, osc, osh, osw, kh, kw, sh, sw, ph, pw, dh, dw = geo
     for b in range(n):
         for ch in range(c):
@@ -104,7 +97,9 @@ def _avg(ctx):
                     q = s // cnt
                     r2 = 2 * (s - q * cnt)
                     if r2 == cnt or cnt > 180:
-                        v = _replay(xd, xc, geo, oy, ox, zp, scale, terms)
+                        v = zp + f32_small.window_average(
+                            xd, xc, xsh, xsw, h, w, oy * sh - ph, ox * sw - pw, kh, kw, dh, dw, zp, tm, te, sm, se, box
+                        )
                     else:
                         v = q + zp + (1 if r2 > cnt else 0)
                     od[oc + oy * osh + ox * osw] = -128 if v < -128 else 127 if v > 127 else v
@@ -136,4 +131,4 @@ def _max(ctx):
                     od[oc + oy * osh + ox * osw] = lo if best < lo else hi if best > hi else best
 
 
-noalloc.mark(_max)
+noalloc.mark(_avg, _max)
