@@ -1,0 +1,66 @@
+"""ExecuTorch's own Cortex-M flow end to end: its ds_cnn (MLPerf Tiny keyword
+spotting) through CortexMQuantizer -> to_edge -> CortexMPassManager ->
+to_executorch, run by mpy_et on every target against ExecuTorch's reference
+(the transformed edge program run in Python). The other three MLPerf Tiny
+models: benchmarks/bench_cortex_m.py."""
+
+import pytest
+import torch
+
+pytest.importorskip("tosa_serializer")  # ExecuTorch's Cortex-M passes import its Arm backend
+
+import cortex_m_flow  # noqa: E402
+
+from host_tools import run  # noqa: E402
+from host_tools.targets import TargetError  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def ds_cnn():
+    model, shape = cortex_m_flow.build("ds_cnn")
+    pte, transformed = cortex_m_flow.export(model, shape)
+    x = cortex_m_flow.sample(shape, torch.Generator().manual_seed(1))
+    return pte, x, cortex_m_flow.reference(transformed, x)
+
+
+def test_ds_cnn_uses_the_cortex_m_operators_and_dim_orders(ds_cnn):
+    from host_tools.deploy.selective import program_operators
+    from host_tools.targets.dim_orders import io_orders
+
+    ops = set(program_operators(ds_cnn[0]))
+    for op in ("quantized_conv2d", "quantized_depthwise_conv2d", "quantized_avg_pool2d", "quantized_linear", "pad"):
+        assert "cortex_m::%s.out" % op in ops, ops
+    assert "dim_order_ops::_clone_dim_order.out" in ops
+    assert io_orders(ds_cnn[0]) == ([None], [None])  # [1, 1, 49, 10] in [0, 2, 1, 3]: the same bytes
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix", "circuitpython", "cortex-m3"])
+def test_ds_cnn_runs_bit_for_bit_with_the_heap_locked(ds_cnn, target):
+    pte, x, ref = ds_cnn
+    try:
+        res = run(pte, [x], target=target, repeat=1, heap_lock=target != "cpython")
+    except TargetError as e:
+        if "not found" in str(e) or "not installed" in str(e):
+            pytest.skip(str(e))
+        raise
+    out = res.outputs[0]
+    # bit for bit where floats are float32 or double; CircuitPython's 30-bit floats hold the scale
+    # the dequantize table is made from less exactly (measured 7.5e-9, one quantum is 9.6e-4)
+    assert (out - ref).abs().max().item() <= (1e-6 if target == "circuitpython" else 0.0), (target, out, ref)
+    if target != "cpython":
+        assert res.stats["execute_heap_locked"] and res.stats["execute_heap_bytes"] == 0, res.stats
+    if target == "cortex-m3":
+        assert res.stats["program_heap_bytes"] < 4096, res.stats  # weights read in place (ROMFS), not copied
+
+
+def test_a_kernel_without_dim_order_support_is_refused_at_load_naming_the_instruction():
+    from mpy_et import Program
+    from mpy_et.errors import MpyEtError
+
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 1), torch.nn.ReLU()).eval()
+    x = torch.rand(1, 3, 5, 5).to(memory_format=torch.channels_last)
+    from executorch.exir import to_edge
+
+    prog = to_edge(torch.export.export(model, (x,))).to_executorch().buffer
+    with pytest.raises(MpyEtError, match=r"instruction \d+ \(aten::convolution.out\): a tensor in dim_order \[0, 2, 3, 1\]"):
+        Program.load(prog).load_method("forward")
