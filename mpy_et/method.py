@@ -182,6 +182,7 @@ class Method:
             if numel > limit:
                 r.fail(what, "sizes %s describe more data than the program and its buffers hold" % (list(sizes),))
         s, k = r.vector(pos, S.TENSOR_DIM_ORDER, 1, what)
+        order = None
         if k:
             if k != len(sizes):
                 r.fail(what, "dim_order has %d entries for %d dims" % (k, len(sizes)))
