@@ -9,8 +9,12 @@ depthwise). The step allocates nothing while accumulators stay within
 +-2**30 (cmsis.requantize).
 """
 
+from array import array
+
 from mpy_et import dtypes, noalloc
+from mpy_et.tensor import addressable
 from portable_kernels.cortex_m import cmsis, layout
+from portable_kernels.quantized import requant as q_requant
 from portable_kernels.util import checks
 
 
@@ -58,7 +62,30 @@ def prepare(
     if out.numel == 0:
         return None
     geo = (n, c, h, w, xs[0], xs[1], xs[2], xs[3], co, oh, ow, os_[0], os_[1], os_[2], os_[3], kh, kw, sh, sw, ph, pw, dh, dw)
-    return _conv, (x.data, weight.data, bd, out.data, rq, geo, ig, og, ws, input_offset, output_offset, lo, hi)
+    ctx = (x.data, weight.data, bd, out.data, rq, geo, ig, og, ws, input_offset, output_offset, lo, hi)
+    if q_requant.use_viper and addressable(x, weight, bias, out):
+        return viper_step(x, weight, bias, out, rq, geo + (ig, og) + tuple(ws) + (input_offset, output_offset, lo, hi), ctx)
+    return _conv, ctx
+
+
+def viper_step(x, weight, bias, out, rq, geo, ctx):
+    """The viper fast path (native/cm_conv_nhwc_viper.py) over the same geometry;
+    the reference step `_conv` (ctx) where an accumulator leaves its range."""
+    from portable_kernels.native import cm_conv_nhwc_viper
+
+    table = array("i", bytes(20 * len(rq)))
+    for i in range(len(rq)):
+        for j in range(5):
+            table[5 * i + j] = rq[i][j]
+    g = array("i", geo + (1 if bias is not None else 0,))
+    b = bias.buffer if bias is not None else g
+    return _viper, (cm_conv_nhwc_viper.conv, x.buffer, weight.buffer, b, out.buffer, table, g, ctx)
+
+
+def _viper(ctx):
+    fn, x, w, b, o, rq, g, ref = ctx
+    if fn(x, w, b, o, rq, g):
+        _conv(ref)
 
 
 def bias_data(bias, n, what):
@@ -104,4 +131,4 @@ def _conv(ctx):
                     od[ob + oy * osh + ox * osw] = lo if v < lo else hi if v > hi else v
 
 
-noalloc.mark(_conv)
+noalloc.mark(_conv, _viper)
