@@ -8,7 +8,9 @@ allocates nothing while accumulators stay within +-2**30.
 """
 
 from mpy_et import dim_orders, dtypes, noalloc
+from mpy_et.tensor import addressable
 from portable_kernels.cortex_m import cmsis, conv, layout
+from portable_kernels.quantized import requant as q_requant
 from portable_kernels.util import checks
 
 
@@ -42,7 +44,20 @@ def quantized_linear_out(x, weights, bias, kernel_sum, input_offset, filter_offs
         cd, xoff, woff, fsum = conv.bias_data(bias, o, what), input_offset, filter_offset, 0
     if out.numel == 0:
         return None
-    return _linear, (x.data, weights.data, cd, out.data, rows, o, k, xoff, woff, fsum, rq, output_offset, lo, hi)
+    ctx = (x.data, weights.data, cd, out.data, rows, o, k, xoff, woff, fsum, rq, output_offset, lo, hi)
+    if q_requant.use_viper and not woff and not fsum and addressable(x, weights, out):
+        # a 1x1 convolution of `rows` pixels of k channels: the convolutions' viper path
+        consts = kernel_sum if kernel_sum is not None else bias
+        geo = (rows, k, 1, 1, k, 1, 0, 0, o, 1, 1, o, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, k, o, k, 0, 0, 1)
+        step = conv.viper_step(x, weights, consts, out, [rq] * o, geo + (xoff, output_offset, lo, hi), ctx)
+        return _viper_or_reference, step[1]
+    return _linear, ctx
+
+
+def _viper_or_reference(ctx):
+    fn, x, w, b, o, rq, g, ref = ctx
+    if fn(x, w, b, o, rq, g):
+        _linear(ref)
 
 
 def _linear(ctx):
@@ -63,7 +78,7 @@ def _linear(ctx):
             od[r * o + j] = lo if v < lo else hi if v > hi else v
 
 
-noalloc.mark(_linear)
+noalloc.mark(_linear, _viper_or_reference)
 
 
 dim_orders.mark(quantized_linear_out)
