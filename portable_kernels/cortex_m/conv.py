@@ -15,7 +15,7 @@ from mpy_et import dtypes, noalloc
 from mpy_et.tensor import addressable
 from portable_kernels.cortex_m import cmsis, layout
 from portable_kernels.quantized import requant as q_requant
-from portable_kernels.util import checks
+from portable_kernels.util import checks, emitters
 
 
 def check_q(t, what, dtype=dtypes.CHAR):
@@ -77,14 +77,32 @@ def viper_step(x, weight, bias, out, rq, geo, ctx):
     for i in range(len(rq)):
         for j in range(5):
             table[5 * i + j] = rq[i][j]
-    g = array("i", geo + (1 if bias is not None else 0,))
+    g = array("i", geo + (1 if bias is not None else 0, 0))
     b = bias.buffer if bias is not None else g
-    return _viper, (cm_conv_nhwc_viper.conv, x.buffer, weight.buffer, b, out.buffer, table, g, ctx)
+    co, ig, og, wso, wsc = geo[8], geo[23], geo[24], geo[25], geo[28]
+    dots, ctl = g, g  # not called unless g says so
+    # Arm: each tap's dot products in Thumb code, when channels are contiguous
+    # in the input (NHWC) and in the weights (OHWI, groups 1)
+    if emitters.HAS_THUMB and geo[5] == 1 and wsc == 1 and og == co and ig >= 4:
+        from portable_kernels.native import cm_dots_s8_thumb
+
+        dots = cm_dots_s8_thumb.dots
+        ctl = array("i", [0, 0, ig, co, wso, geo[29], 0, 0, 0, 0])
+        g[34] = 1
+    elif emitters.HAS_THUMB and wso == 1 and ig == 1 and (geo[1] == 1 or (og == 1 and geo[5] == 1)):
+        # depthwise, channels-last: every output channel's product of one tap at once
+        from portable_kernels.native import cm_dots_s8_thumb
+
+        dots = cm_dots_s8_thumb.macs
+        ctl = array("i", [0, 0, co, 0 if geo[1] == 1 else 1, geo[29], 0])
+        g[34] = 1
+    acc = array("i", bytes(4 * co))
+    return _viper, (cm_conv_nhwc_viper.conv, (x.buffer, weight.buffer, b, out.buffer, table, g, dots, ctl, acc), ctx)
 
 
 def _viper(ctx):
-    fn, x, w, b, o, rq, g, ref = ctx
-    if fn(x, w, b, o, rq, g):
+    fn, a, ref = ctx
+    if fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]):
         _conv(ref)
 
 

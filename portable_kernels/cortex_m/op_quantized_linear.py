@@ -55,8 +55,8 @@ def quantized_linear_out(x, weights, bias, kernel_sum, input_offset, filter_offs
 
 
 def _viper_or_reference(ctx):
-    fn, x, w, b, o, rq, g, ref = ctx
-    if fn(x, w, b, o, rq, g):
+    fn, a, ref = ctx
+    if fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]):
         _linear(ref)
 
 

@@ -6,22 +6,34 @@ intermediate below 2**30, so the same code is exact with 32-bit machine
 words on the boards and 64-bit ones on unix). Imported by
 portable_kernels/cortex_m/conv.py only where the port has viper.
 
-conv(x, w, bias, out, rq, g): g = int32 geometry (see GEOMETRY), rq = int32
-[co, 5] (M >> 30, M >> 15 & 0x7fff, M & 0x7fff, left, right). Returns 0, or 1
-when an accumulator << left reached 2**30 (the caller then runs its
-reference step, which has an exact wide path). Allocates nothing.
+conv(x, w, bias, out, rq, g, dots, ctl, acc): g = int32 geometry (see
+GEOMETRY), rq = int32 [co, 5] (M >> 30, M >> 15 & 0x7fff, M & 0x7fff, left,
+right), acc = int32 [co] (the current pixel's accumulators). Where g says
+(use_dots) (Arm: native/cm_dots_s8_thumb.py; channels contiguous in input and
+weights) it computes each tap's dot products for all output channels, with
+ctl its int32 control block; else the loops here do. Returns 0, or 1 when
+an accumulator << left reached 2**30 (the caller then runs its reference
+step, which has an exact wide path). Allocates nothing.
 """
 
 import micropython
 
 # indices in g
 GEOMETRY = (
-    "n c h w xsn xsc xsh xsw co oh ow osn osc osh osw kh kw sh sw ph pw dh dw ig og wso wsy wsx wsc xoff ooff lo hi has_bias"
+    "n c h w xsn xsc xsh xsw co oh ow osn osc osh osw kh kw sh sw ph pw dh dw ig og wso wsy wsx wsc xoff ooff lo hi has_bias use_dots"
 ).split()
 
 
 @micropython.viper
-def conv(x: ptr8, w: ptr8, bias: ptr32, o: ptr8, rq: ptr32, g: ptr32) -> int:  # noqa: F821 (viper types)
+def conv(xo, wo_, bo, oo, rqo, go, dots, ctlo, acco) -> int:
+    x = ptr8(xo)  # noqa: F821 (viper types)
+    w = ptr8(wo_)  # noqa: F821
+    bias = ptr32(bo)  # noqa: F821
+    o = ptr8(oo)  # noqa: F821
+    rq = ptr32(rqo)  # noqa: F821
+    g = ptr32(go)  # noqa: F821
+    ctl = ptr32(ctlo)  # noqa: F821
+    acc = ptr32(acco)  # noqa: F821
     one = 1
     s31 = one << 31  # int32 loads: (v ^ s31) - s31 sign-extends on 64-bit words, is v on 32-bit ones
     small = one << 30
@@ -58,6 +70,7 @@ def conv(x: ptr8, w: ptr8, bias: ptr32, o: ptr8, rq: ptr32, g: ptr32) -> int:  #
     lo = (int(g[31]) ^ s31) - s31
     hi = (int(g[32]) ^ s31) - s31
     has_bias = int(g[33])
+    use_dots = int(g[34])
     b = 0
     while b < n:
         oy = 0
@@ -66,30 +79,42 @@ def conv(x: ptr8, w: ptr8, bias: ptr32, o: ptr8, rq: ptr32, g: ptr32) -> int:  #
             while ox < ow:
                 oc = 0
                 while oc < co:
-                    acc = 0
-                    if has_bias:
-                        acc = (int(bias[oc]) ^ s31) - s31
-                    xc = b * xsn + (oc // og) * ig * xsc
-                    wo = oc * wso
-                    ky = 0
-                    while ky < kh:
-                        iy = oy * sh - ph + ky * dh
-                        if 0 <= iy and iy < h:
-                            kx = 0
-                            while kx < kw:
-                                ix = ox * sw - pw + kx * dw
-                                if 0 <= ix and ix < w_:
-                                    xi = xc + iy * xsh + ix * xsw
-                                    wi = wo + ky * wsy + kx * wsx
-                                    ci = 0
-                                    while ci < ig:
-                                        acc += (((x[xi] ^ 0x80) - 128) + xoff) * ((w[wi] ^ 0x80) - 128)
-                                        xi += xsc
-                                        wi += wsc
-                                        ci += 1
-                                kx += 1
-                        ky += 1
+                    acc[oc] = bias[oc] if has_bias else 0
+                    oc += 1
+                ky = 0
+                while ky < kh:
+                    iy = oy * sh - ph + ky * dh
+                    if 0 <= iy and iy < h:
+                        kx = 0
+                        while kx < kw:
+                            ix = ox * sw - pw + kx * dw
+                            if 0 <= ix and ix < w_:
+                                xt = b * xsn + iy * xsh + ix * xsw
+                                wt = ky * wsy + kx * wsx
+                                if use_dots:
+                                    ctl[0] = xt
+                                    ctl[1] = wt
+                                    dots(xo, wo_, acco, ctlo)
+                                else:
+                                    oc = 0
+                                    while oc < co:
+                                        xi = xt + (oc // og) * ig * xsc
+                                        wi = wt + oc * wso
+                                        s = 0
+                                        ci = 0
+                                        while ci < ig:
+                                            s += (((x[xi] ^ 0x80) - 128) + xoff) * ((w[wi] ^ 0x80) - 128)
+                                            xi += xsc
+                                            wi += wsc
+                                            ci += 1
+                                        acc[oc] = int(acc[oc]) + s
+                                        oc += 1
+                            kx += 1
+                    ky += 1
+                oc = 0
+                while oc < co:
                     # CMSIS-NN requantization (cortex_m/cmsis.py: requantize)
+                    a = (int(acc[oc]) ^ s31) - s31
                     r = 5 * oc
                     a2 = int(rq[r])
                     a1 = int(rq[r + 1])
@@ -97,9 +122,9 @@ def conv(x: ptr8, w: ptr8, bias: ptr32, o: ptr8, rq: ptr32, g: ptr32) -> int:  #
                     left = int(rq[r + 3])
                     right = int(rq[r + 4])
                     lim = small >> left
-                    if acc >= lim or acc < 0 - lim:
+                    if a >= lim or a < 0 - lim:
                         return 1
-                    v = acc << left
+                    v = a << left
                     v1 = v >> 15
                     v0 = v & 0x7FFF
                     t = v1 * a0
