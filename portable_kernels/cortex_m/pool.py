@@ -14,9 +14,16 @@ allocates nothing, so neither step does. max: the largest tap, clamped to the ac
 range; does not allocate.
 """
 
+from array import array
+
 from mpy_et import noalloc
+from mpy_et.port import const
+from mpy_et.tensor import addressable
 from portable_kernels.cortex_m import conv, f32, f32_small, layout
+from portable_kernels.quantized import requant as q_requant
 from portable_kernels.util import checks
+
+_TIES = const(64)  # ties the viper step lists per call (beyond: the reference step)
 
 
 def out_size(n, k, s, p, d, ceil):
@@ -70,7 +77,34 @@ def avg_step(x, out, geo, zp, multiplier, shift):
         while sm < 0x800000:
             sm <<= 1
             se -= 1
-    return _avg, (x.data, out.data, geo, zp, (tm, te, sm, se), [0, 0])
+    ctx = (x.data, out.data, geo, zp, (tm, te, sm, se), [0, 0])
+    if q_requant.use_viper and addressable(x, out):
+        from portable_kernels.native import cm_avg_pool_viper
+
+        g = array("i", geo + (zp, _TIES))
+        ties = array("i", bytes(16 * _TIES))
+        return _avg_viper, (cm_avg_pool_viper.avg, x.buffer, out.buffer, g, ties, ctx)
+    return _avg, ctx
+
+
+def _avg_viper(ctx):
+    fn, xb, ob, g, ties, ref = ctx
+    found = fn(xb, ob, g, ties)
+    if found < 0:
+        _avg(ref)
+        return
+    xd, od, geo, zp, terms, box = ref
+    tm, te, sm, se = terms
+    n, c, h, w, xsn, xsc, xsh, xsw, oh, ow, osn, osc, osh, osw, kh, kw, sh, sw, ph, pw, dh, dw = geo
+    for i in range(found):
+        b = ties[4 * i]
+        ch = ties[4 * i + 1]
+        oy = ties[4 * i + 2]
+        ox = ties[4 * i + 3]
+        v = zp + f32_small.window_average(
+            xd, b * xsn + ch * xsc, xsh, xsw, h, w, oy * sh - ph, ox * sw - pw, kh, kw, dh, dw, zp, tm, te, sm, se, box
+        )
+        od[b * osn + ch * osc + oy * osh + ox * osw] = -128 if v < -128 else 127 if v > 127 else v
 
 
 def _avg(ctx):
@@ -131,4 +165,4 @@ def _max(ctx):
                     od[oc + oy * osh + ox * osw] = lo if best < lo else hi if best > hi else best
 
 
-noalloc.mark(_avg, _max)
+noalloc.mark(_avg, _avg_viper, _max)
