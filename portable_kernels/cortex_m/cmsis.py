@@ -12,8 +12,11 @@ int64 wrap like ExecuTorch's reference): correct, but it allocates on 32-bit
 ports.
 
 `params(M, shift)` is done at load: it splits M into (a2, a1, a0) =
-(M >> 30, M >> 15 & 0x7fff, M & 0x7fff).
+(M >> 30, M >> 15 & 0x7fff, M & 0x7fff), kept with left, right and M in an
+int32 array (6 per channel; channel_params for per-channel tensors).
 """
+
+from array import array
 
 from mpy_et.port import const
 from portable_kernels.util import checks
@@ -22,36 +25,50 @@ _SMALL = const(0x40000000)
 
 
 def params(multiplier, shift, what):
-    """The load-time form of one (multiplier, shift) pair: a tuple for requantize()."""
+    """The load-time form of one (multiplier, shift) pair: int32 [6] for requantize()."""
+    return _fill(array("i", bytes(24)), 0, multiplier, shift, what)
+
+
+def _fill(rq, i, multiplier, shift, what):
     if not isinstance(multiplier, int) or not isinstance(shift, int) or isinstance(multiplier, bool):
         checks.fail("%s: requantization multiplier and shift must be ints, got %r, %r" % (what, multiplier, shift))
     if not 0 <= multiplier <= 0x7FFFFFFF:
         checks.fail("%s: requantization multiplier %d is outside [0, 2**31)" % (what, multiplier))
     if not -63 <= shift <= 31:
         checks.fail("%s: requantization shift %d is outside [-63, 31]" % (what, shift))
-    left = shift if shift > 0 else 0
-    right = -shift if shift < 0 else 0
-    return (multiplier >> 30, (multiplier >> 15) & 0x7FFF, multiplier & 0x7FFF, left, right, multiplier)
+    b = 6 * i
+    rq[b] = multiplier >> 30
+    rq[b + 1] = (multiplier >> 15) & 0x7FFF
+    rq[b + 2] = multiplier & 0x7FFF
+    rq[b + 3] = shift if shift > 0 else 0
+    rq[b + 4] = -shift if shift < 0 else 0
+    rq[b + 5] = multiplier
+    return rq
 
 
-def requantize(v, rq):
-    """arm_nn_requantize(v, M, shift) for one int (v: an int32 accumulator).
-    Does not allocate while |v << left| < 2**30."""
-    a2, a1, a0, left, right, m = rq
+def requantize(v, rq, i=0):
+    """arm_nn_requantize(v, M, shift) for one int (v: an int32 accumulator) with
+    channel i's parameters in rq (params / channel_params). Does not allocate
+    while |v << left| < 2**30."""
+    b = 6 * i
+    left = rq[b + 3]
     if left:
         v <<= left
     if v >= _SMALL or v < -_SMALL:
-        return _wide(v, m, right)
+        return _wide(v, rq[b + 5], rq[b + 4])
+    a1 = rq[b + 1]
+    a0 = rq[b + 2]
     v1 = v >> 15
     v0 = v & 0x7FFF
     x = v1 * a0
     q = (x >> 15) + (((x & 0x7FFF) + v0 * a1 + ((v0 * a0) >> 15)) >> 15)
     p = v1 * a1
     # floor((v * M + 2**30) / 2**31) = (floor(v * M / 2**30) + 1) >> 1, halves summed apart
-    if a2:
+    if rq[b]:
         r = (v >> 1) + (p >> 1) + (((v & 1) + (p & 1) + q + 1) >> 1)
     else:
         r = (p >> 1) + (((p & 1) + q + 1) >> 1)
+    right = rq[b + 4]
     if right:
         if right > 30:  # |r| < 2**30 <= 2**(right - 1): rounds to 0
             return 0
@@ -84,9 +101,13 @@ def _wrap(v, bits):
 
 
 def channel_params(mults, shifts, n, what):
-    """Per-channel (multiplier, shift) tensors (int32 [n]) or int lists -> a list of params."""
+    """Per-channel (multiplier, shift) tensors (int32 [n]) or int lists -> int32 [n * 6]
+    (a2, a1, a0, left, right, M per channel): read by requantize() and the viper paths."""
     md, mn = (mults.data, mults.numel) if hasattr(mults, "data") else (mults, len(mults))
     sd, sn = (shifts.data, shifts.numel) if hasattr(shifts, "data") else (shifts, len(shifts))
     if mn < n or sn < n:
         checks.fail("%s: %d requantization multipliers / %d shifts for %d channels" % (what, mn, sn, n))
-    return [params(md[i], sd[i], what) for i in range(n)]
+    rq = array("i", bytes(24 * n))
+    for i in range(n):
+        _fill(rq, i, md[i], sd[i], what)
+    return rq

@@ -73,10 +73,7 @@ def viper_step(x, weight, bias, out, rq, geo, ctx):
     the reference step `_conv` (ctx) where an accumulator leaves its range."""
     from portable_kernels.native import cm_conv_nhwc_viper
 
-    table = array("i", bytes(20 * len(rq)))
-    for i in range(len(rq)):
-        for j in range(5):
-            table[5 * i + j] = rq[i][j]
+    table = rq
     g = array("i", geo + (1 if bias is not None else 0, 0))
     b = bias.buffer if bias is not None else g
     co, ig, og, wso, wsc = geo[8], geo[23], geo[24], geo[25], geo[28]
@@ -128,7 +125,6 @@ def _conv(ctx):
     for b in range(n):
         for o in range(co):
             xc = b * xsn + (o // og) * ig * xsc
-            r = rq[o]
             acc0 = bd[o] if bd is not None else 0
             wo = o * wso
             ob = b * osn + o * osc
@@ -145,7 +141,7 @@ def _conv(ctx):
                                     wi = wo + ky * wsy + kx * wsx
                                     for ci in range(ig):
                                         acc += (xd[xi + ci * xsc] + xoff) * wd[wi + ci * wsc]
-                    v = cmsis.requantize(acc, r) + ooff
+                    v = cmsis.requantize(acc, rq, o) + ooff
                     od[ob + oy * osh + ox * osw] = lo if v < lo else hi if v > hi else v
 
 

@@ -49,7 +49,15 @@ def quantized_linear_out(x, weights, bias, kernel_sum, input_offset, filter_offs
         # a 1x1 convolution of `rows` pixels of k channels: the convolutions' viper path
         consts = kernel_sum if kernel_sum is not None else bias
         geo = (rows, k, 1, 1, k, 1, 0, 0, o, 1, 1, o, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, k, o, k, 0, 0, 1)
-        step = conv.viper_step(x, weights, consts, out, [rq] * o, geo + (xoff, output_offset, lo, hi), ctx)
+        step = conv.viper_step(
+            x,
+            weights,
+            consts,
+            out,
+            cmsis.channel_params([mults[0]] * o, [shifts[0]] * o, o, what),
+            geo + (xoff, output_offset, lo, hi),
+            ctx,
+        )
         return _viper_or_reference, step[1]
     return _linear, ctx
 

@@ -67,11 +67,9 @@ def pair(v, what, minimum):
 
 def avg_step(x, out, geo, zp, multiplier, shift):
     scale = f32.round_f32(multiplier, shift - 31)  # multiplier * 2**shift / 2**31 as float32
-    tm, te = [], []
-    for d in range(-255, 256):
-        m, e = f32.mul(f32.round_f32(d, 0), scale)
-        tm.append(m)
-        te.append(e)
+    tm, te = array("i", bytes(4 * 511)), array("i", bytes(4 * 511))
+    for d in range(511):
+        tm[d], te[d] = f32.mul(f32.round_f32(d - 255, 0), scale)
     sm, se = scale
     if sm < 0x800000:  # as a 24-bit mantissa
         while sm < 0x800000:

@@ -44,7 +44,6 @@ def _tconv(ctx):
     n, c, h, w, xsn, xsc, xsh, xsw, co, oh, ow, osn, osc, osh, osw, kh, kw, sh, sw, ph, pw, dh, dw = geo
     for b in range(n):
         for o in range(co):
-            r = rq[o]
             acc0 = bd[o] if bd is not None else 0
             ob = b * osn + o * osc
             for oy in range(oh):
@@ -62,7 +61,7 @@ def _tconv(ctx):
                                     wi = ((o * kh + ky) * kw + kx) * c
                                     for ch in range(c):
                                         acc += (xd[xi + ch * xsc] + xoff) * wd[wi + ch]
-                    v = cmsis.requantize(acc, r) + ooff
+                    v = cmsis.requantize(acc, rq, o) + ooff
                     od[ob + oy * osh + ox * osw] = lo if v < lo else hi if v > hi else v
 
 

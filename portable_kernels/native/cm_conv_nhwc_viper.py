@@ -7,8 +7,8 @@ words on the boards and 64-bit ones on unix). Imported by
 portable_kernels/cortex_m/conv.py only where the port has viper.
 
 conv(x, w, bias, out, rq, g, dots, ctl, acc): g = int32 geometry (see
-GEOMETRY), rq = int32 [co, 5] (M >> 30, M >> 15 & 0x7fff, M & 0x7fff, left,
-right), acc = int32 [co] (the current pixel's accumulators). Where g says
+GEOMETRY), rq = int32 [co, 6] (cortex_m/cmsis.py: M >> 30, M >> 15 & 0x7fff, M & 0x7fff, left,
+right, M), acc = int32 [co] (the current pixel's accumulators). Where g says
 (use_dots) (Arm: native/cm_dots_s8_thumb.py; channels contiguous in input and
 weights) it computes each tap's dot products for all output channels, with
 ctl its int32 control block; else the loops here do. Returns 0, or 1 when
@@ -115,7 +115,7 @@ def conv(xo, wo_, bo, oo, rqo, go, dots, ctlo, acco) -> int:
                 while oc < co:
                     # CMSIS-NN requantization (cortex_m/cmsis.py: requantize)
                     a = (int(acc[oc]) ^ s31) - s31
-                    r = 5 * oc
+                    r = 6 * oc
                     a2 = int(rq[r])
                     a1 = int(rq[r + 1])
                     a0 = int(rq[r + 2])
