@@ -8,6 +8,7 @@ mpy_et_quant::quantize_per_tensor (2 KB + 4 KB of RAM), whose step (and viper
 fast path) then runs: integers only, no allocation.
 """
 
+import struct
 from array import array
 
 from mpy_et import dim_orders, dtypes
@@ -54,14 +55,32 @@ class Table:
 
 def tables(scale, zp, qmin, qmax):
     """thresholds (int32 [levels, 2]: 16-bit halves of the smallest key quantizing
-    to qmin + 1 + i) and buckets (uint8 [4097]) as mpy_et_quant's kernel reads them."""
+    to qmin + 1 + i) and buckets (uint8 [4097]) as mpy_et_quant's kernel reads them.
+
+    Each threshold is searched from the port's float estimate of the level's
+    boundary, (level - zp - 1/2) * scale: galloping out to a bracket, then
+    bisecting (a few exact evaluations each instead of 32)."""
     inv = f32.of_float(1.0 / scale)
     levels = qmax - qmin
     td = array("i", bytes(8 * levels))
-    lo = 0x007FFFFF  # key of -inf: quantizes to qmin
+    floor = 0x007FFFFF  # key of -inf: quantizes to qmin
     for i in range(levels):
         target = qmin + 1 + i
-        hi = 0xFF800000  # key of +inf: quantizes to qmax
+        k = _float_key((target - zp - 0.5) * scale)
+        k = floor + 1 if k <= floor else k
+        step = 1
+        if _quantize_key(k, inv, zp, qmin, qmax) >= target:
+            hi, lo = k, k - 1  # move lo down until below the level
+            while lo > floor and _quantize_key(lo, inv, zp, qmin, qmax) >= target:
+                hi = lo
+                lo = max(floor, lo - step)
+                step <<= 1
+        else:
+            lo, hi = k, k + 1  # move hi up until at the level
+            while hi < 0xFF800000 and _quantize_key(hi, inv, zp, qmin, qmax) < target:
+                lo = hi
+                hi = min(0xFF800000, hi + step)
+                step <<= 1
         while hi - lo > 1:
             mid = (lo + hi) >> 1
             if _quantize_key(mid, inv, zp, qmin, qmax) >= target:
@@ -70,7 +89,7 @@ def tables(scale, zp, qmin, qmax):
                 lo = mid
         td[2 * i] = hi >> 16
         td[2 * i + 1] = hi & 0xFFFF
-        lo = hi - 1
+        floor = hi - 1
     bd = bytearray(4097)
     a = 0
     for b in range(4097):
@@ -78,6 +97,13 @@ def tables(scale, zp, qmin, qmax):
             a += 1
         bd[b] = a
     return td, bd
+
+
+def _float_key(v):
+    """The monotone key of the float32 nearest v (clamped to the finite range)."""
+    v = 3.0e38 if v > 3.0e38 else -3.0e38 if v < -3.0e38 else v
+    bits = struct.unpack("<I", struct.pack("<f", v))[0]
+    return 0xFFFFFFFF - bits if bits >> 31 else bits | 0x80000000
 
 
 def _quantize_key(key, inv, zp, qmin, qmax):
