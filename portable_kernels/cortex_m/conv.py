@@ -63,7 +63,9 @@ def prepare(
         return None
     geo = (n, c, h, w, xs[0], xs[1], xs[2], xs[3], co, oh, ow, os_[0], os_[1], os_[2], os_[3], kh, kw, sh, sw, ph, pw, dh, dw)
     ctx = (x.data, weight.data, bd, out.data, rq, geo, ig, og, ws, input_offset, output_offset, lo, hi)
-    if q_requant.use_viper and addressable(x, weight, bias, out):
+    # the fast paths sum in machine words: only where no sum can reach 2**31
+    bound = ig * kh * kw * 255 * 256 + (_largest(bd, co) if bd is not None else 0)
+    if q_requant.use_viper and bound < 0x7FFFFFFF and addressable(x, weight, bias, out):
         return viper_step(x, weight, bias, out, rq, geo + (ig, og) + tuple(ws) + (input_offset, output_offset, lo, hi), ctx)
     return _conv, ctx
 
@@ -101,6 +103,15 @@ def _viper(ctx):
     fn, a, ref = ctx
     if fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]):
         _conv(ref)
+
+
+def _largest(d, n):
+    m = 0
+    for i in range(n):
+        v = d[i] if d[i] >= 0 else -d[i]
+        if v > m:
+            m = v
+    return m
 
 
 def bias_data(bias, n, what):

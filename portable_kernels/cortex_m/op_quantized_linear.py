@@ -45,7 +45,8 @@ def quantized_linear_out(x, weights, bias, kernel_sum, input_offset, filter_offs
     if out.numel == 0:
         return None
     ctx = (x.data, weights.data, cd, out.data, rows, o, k, xoff, woff, fsum, rq, output_offset, lo, hi)
-    if q_requant.use_viper and not woff and not fsum and addressable(x, weights, out):
+    bound = k * 255 * 256 + (conv._largest(cd, o) if cd is not None else 0)
+    if q_requant.use_viper and not woff and not fsum and bound < 0x7FFFFFFF and addressable(x, weights, out):
         # a 1x1 convolution of `rows` pixels of k channels: the convolutions' viper path
         consts = kernel_sum if kernel_sum is not None else bias
         geo = (rows, k, 1, 1, k, 1, 0, 0, o, 1, 1, o, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, k, o, k, 0, 0, 1)
