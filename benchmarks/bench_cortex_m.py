@@ -11,7 +11,8 @@ Both calibrated on the same 16 uniform [-1, 1) inputs. Per flow:
   flow's host reference (ours: the lowered int8 graph; ExecuTorch's: the
   transformed edge program), which the device matches bit for bit
   (tests/test_quant_zoo.py, tests/test_cortex_m_*.py);
-- .pte size, planned arena, runtime RAM on the board beyond the arena
+- .pte size, the board's output against the flow's host reference (0: bit
+  for bit), planned arena, runtime RAM on the board beyond the arena
   (heap kept by Program.load + the first load_method), whether execute() ran
   with the heap locked, instructions per inference and per MAC (QEMU
   -icount shift=0), on the smallest board it fits (cortex-m3, else
@@ -77,7 +78,7 @@ def accuracy(name, model, shape, reference, n):
     return (agree / n if name in CLASSIFIERS else None), worst
 
 
-def board(pte, x, targets, macs):
+def board(pte, x, targets, macs, want):
     for target in targets:
         try:
             res = run(pte, [x], target=target, repeat=1, heap_lock=True, timeout=3600)
@@ -94,6 +95,7 @@ def board(pte, x, targets, macs):
             "locked": s.get("execute_heap_locked"),
             "instructions": s["execute_instructions"],
             "per_mac": s["execute_instructions"] / macs,
+            "diff": (res.outputs[0] - want).abs().max().item(),
         }
     return None
 
@@ -105,8 +107,9 @@ def main(argv=None):
     ap.add_argument("--targets", default="cortex-m3,cortex-m3-large")
     args = ap.parse_args(argv)
     rows = [
-        "| model | flow | top-1 = fp32 | max abs error | .pte bytes | board | arena B | runtime RAM beyond arena B | heap locked | instructions / inference | per MAC |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | flow | top-1 = fp32 | max abs error | .pte bytes | board | board - host reference | arena B "
+        "| runtime RAM beyond arena B | heap locked | instructions / inference | per MAC |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in args.models:
         model, shape, flows = programs(name)
@@ -114,12 +117,15 @@ def main(argv=None):
         macs = count_macs(model, (x,))
         for flow, (pte, reference) in flows.items():
             top1, worst = accuracy(name, model, shape, reference, args.n)
-            b = board(pte, x, args.targets.split(","), macs)
+            with torch.no_grad():
+                want = reference(x)
+            b = board(pte, x, args.targets.split(","), macs, want)
             cells = [name, flow, "%.1f%%" % (100 * top1) if top1 is not None else "n/a", "%.4f" % worst, "{:,}".format(len(pte))]
             if b is None:
-                cells += ["does not run", "", "", "", "", ""]
+                cells += ["does not run", "", "", "", "", "", ""]
             else:
-                cells += [b["target"], "{:,}".format(b["arena"]), "{:,}".format(b["ram"]), "yes" if b["locked"] else "no"]
+                cells += [b["target"], "%.2g" % b["diff"], "{:,}".format(b["arena"]), "{:,}".format(b["ram"])]
+                cells += ["yes" if b["locked"] else "no"]
                 cells += ["{:,}".format(b["instructions"]), "%.0f" % b["per_mac"]]
             rows.append("| " + " | ".join(cells) + " |")
             print(rows[-1], file=sys.stderr, flush=True)
