@@ -34,8 +34,11 @@ def sample(shape, gen):
     return x.to(memory_format=torch.channels_last) if x.dim() == 4 else x
 
 
-def export(model, shape, *, calibration=8, seed=0, target_config=None):
-    """Run the whole flow. Returns (pte bytes, transformed edge ExportedProgram)."""
+def export(model, shape, *, calibration=8, seed=0, target_config=None, explicit_layout=False):
+    """Run the whole flow. Returns (pte bytes, transformed edge ExportedProgram).
+
+    target_config: CortexMTargetConfig (default: its own, Cortex-M55); explicit_layout:
+    the pass manager's experimental explicit-layout lowering (cortex_m::*_nhwc ops)."""
     from executorch.backends.cortex_m.edge_compile_config import cortex_m_edge_compile_config
     from executorch.backends.cortex_m.passes.cortex_m_pass_manager import CortexMPassManager
     from executorch.backends.cortex_m.quantizer.quantizer import CortexMQuantizer
@@ -53,7 +56,7 @@ def export(model, shape, *, calibration=8, seed=0, target_config=None):
     converted = convert_pt2e(prepared)
     ep = torch.export.export(converted, (x,), strict=True)
     edge = to_edge(ep, compile_config=cortex_m_edge_compile_config())
-    transformed = CortexMPassManager(edge.exported_program(), target_config=target_config).transform()
+    transformed = CortexMPassManager(edge.exported_program(), target_config=target_config, use_explicit_layout=explicit_layout).transform()
     kept = copy.deepcopy(transformed)  # to_executorch rewrites the graph it is given
     edge = to_edge(transformed, compile_config=cortex_m_edge_compile_config())
     return edge.to_executorch().buffer, kept

@@ -19,10 +19,30 @@ from host_tools.targets import TargetError  # noqa: E402
 _PROGRAMS = {}
 
 
+class Layers(torch.nn.Module):
+    """The operators the MLPerf models above do not use: max pool, add, transposed
+    convolution; channels-last input (3 channels) and output."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.pool = torch.nn.MaxPool2d(2)
+        self.c2 = torch.nn.Conv2d(8, 4, 1)
+        self.avg = torch.nn.AvgPool2d(2)
+        self.up = torch.nn.ConvTranspose2d(4, 4, 2, stride=2)
+
+    def forward(self, x):
+        y = self.pool(torch.relu(self.dw(torch.relu(self.c1(x)))))
+        z = self.c2(y)
+        return self.up(self.avg(z + z))
+
+
 def program(name):
     """(pte, input, ExecuTorch's reference output), exported once per session."""
     if name not in _PROGRAMS:
-        model, shape = cortex_m_flow.build(name)
+        torch.manual_seed(0)
+        model, shape = (Layers().eval(), (1, 3, 8, 8)) if name == "layers" else cortex_m_flow.build(name)
         pte, transformed = cortex_m_flow.export(model, shape)
         x = cortex_m_flow.sample(shape, torch.Generator().manual_seed(1))
         _PROGRAMS[name] = pte, x, cortex_m_flow.reference(transformed, x)
@@ -32,6 +52,17 @@ def program(name):
 @pytest.fixture(scope="module")
 def ds_cnn():
     return program("ds_cnn")
+
+
+def test_layers_take_and_give_channels_last_tensors():
+    from host_tools.deploy.selective import program_operators
+    from host_tools.targets.dim_orders import io_orders
+
+    pte = program("layers")[0]
+    assert io_orders(pte) == ([(0, 2, 3, 1)], [(0, 2, 3, 1)])
+    ops = set(program_operators(pte))
+    for op in ("quantized_max_pool2d", "quantized_add", "quantized_transpose_conv2d"):
+        assert "cortex_m::%s.out" % op in ops, ops
 
 
 def test_ds_cnn_uses_the_cortex_m_operators_and_dim_orders(ds_cnn):
@@ -45,7 +76,7 @@ def test_ds_cnn_uses_the_cortex_m_operators_and_dim_orders(ds_cnn):
     assert io_orders(ds_cnn[0]) == ([None], [None])  # [1, 1, 49, 10] in [0, 2, 1, 3]: the same bytes
 
 
-@pytest.mark.parametrize("name", ["ds_cnn", "deep_autoencoder"])
+@pytest.mark.parametrize("name", ["ds_cnn", "deep_autoencoder", "layers"])
 @pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "circuitpython", "cortex-m3", "cortex-m7"])
 def test_runs_bit_for_bit_with_the_heap_locked(name, target):
     pte, x, ref = program(name)
@@ -56,6 +87,7 @@ def test_runs_bit_for_bit_with_the_heap_locked(name, target):
             pytest.skip(str(e))
         raise
     out = res.outputs[0]
+    assert out.stride() == ref.stride(), (out.stride(), ref.stride())  # the program's dim order (channels-last for layers)
     # bit for bit where floats are float32 or double; CircuitPython's 30-bit floats hold the scales
     # less exactly (measured 0 to 1.5e-8; one output quantum is ~1e-3)
     assert (out - ref).abs().max().item() <= (1e-6 if target == "circuitpython" else 0.0), (target, out, ref)
