@@ -34,11 +34,12 @@ def test_fast_paths_equal_the_reference_with_the_heap_locked(target):
         assert same == "same" and locked == "locked", (target, name, step, same, locked)
         assert total == ref[name][1], (target, name, step, total, ref[name][1])
     arm = target.startswith("cortex")
-    assert got["conv 1x1 16 -> 12"][0] == ("_viper+dots" if arm else "_viper+viper"), got
-    assert got["conv 3x3 pad 1 8 -> 6"][0] == ("_viper+dots" if arm else "_viper+viper"), got
-    assert got["depthwise 3x3 pad 1 c8"][0] == ("_viper+macs" if arm else "_viper+viper"), got
-    assert got["depthwise 3x3 c1 x8"][0] == ("_viper+macs" if arm else "_viper+viper"), got
-    assert got["depthwise 3x3 c3 x2"][0] == "_viper+viper", got
-    assert got["linear 40 -> 10 bias"][0] == "_viper_or_reference+" + ("dots" if arm else "viper"), got
+    # Arm: Thumb dot products and requantization (SMULL) where the layout allows
+    assert got["conv 1x1 16 -> 12"][0] == ("_viper+dots+requant" if arm else "_viper+viper"), got
+    assert got["conv 3x3 pad 1 8 -> 6"][0] == ("_viper+dots+requant" if arm else "_viper+viper"), got
+    assert got["depthwise 3x3 pad 1 c8"][0] == ("_viper+macs+requant" if arm else "_viper+viper"), got
+    assert got["depthwise 3x3 c1 x8"][0] == ("_viper+macs+requant" if arm else "_viper+viper"), got
+    assert got["depthwise 3x3 c3 x2"][0] == ("_viper+viper+requant" if arm else "_viper+viper"), got
+    assert got["linear 40 -> 10 bias"][0] == "_viper_or_reference+" + ("dots+requant" if arm else "viper"), got
     assert got["avg 2x2 c8 (ties)"][0] == "_avg_viper", got
     assert ref["conv 1x1 16 -> 12"][0] == "_conv" and ref["avg 2x2 c8 (ties)"][0] == "_avg", ref

@@ -66,17 +66,17 @@ def prepare(
     # the fast paths sum in machine words: only where no sum can reach 2**31
     bound = ig * kh * kw * 255 * 256 + (_largest(bd, co) if bd is not None else 0)
     if q_requant.use_viper and bound < 0x7FFFFFFF and addressable(x, weight, bias, out):
-        return viper_step(x, weight, bias, out, rq, geo + (ig, og) + tuple(ws) + (input_offset, output_offset, lo, hi), ctx)
+        return viper_step(x, weight, bias, out, rq, geo + (ig, og) + tuple(ws) + (input_offset, output_offset, lo, hi), ctx, bound)
     return _conv, ctx
 
 
-def viper_step(x, weight, bias, out, rq, geo, ctx):
+def viper_step(x, weight, bias, out, rq, geo, ctx, bound):
     """The viper fast path (native/cm_conv_nhwc_viper.py) over the same geometry;
     the reference step `_conv` (ctx) where an accumulator leaves its range."""
     from portable_kernels.native import cm_conv_nhwc_viper
 
     table = rq
-    g = array("i", geo + (1 if bias is not None else 0, 0))
+    g = array("i", geo + (1 if bias is not None else 0, 0, 0))
     b = bias.buffer if bias is not None else g
     co, ig, og, wso, wsc = geo[8], geo[23], geo[24], geo[25], geo[28]
     dots, ctl = g, g  # not called unless g says so
@@ -96,12 +96,23 @@ def viper_step(x, weight, bias, out, rq, geo, ctx):
         ctl = array("i", [0, 0, co, 0 if geo[1] == 1 else 1, geo[29], 0])
         g[34] = 1
     acc = array("i", bytes(4 * co))
-    return _viper, (cm_conv_nhwc_viper.conv, (x.buffer, weight.buffer, b, out.buffer, table, g, dots, ctl, acc), ctx)
+    requant, rctl = g, g  # not called unless g says so
+    lefts = max(rq[6 * i + 3] for i in range(co))
+    rights = max(rq[6 * i + 4] for i in range(co))
+    if emitters.HAS_THUMB and rights <= 30 and bound << lefts < 0x7FFFFFFF:
+        # Arm: each pixel's requantization with SMULL (exact: no shifted sum reaches 2**31)
+        from portable_kernels.native import cm_dots_s8_thumb
+
+        requant = cm_dots_s8_thumb.requant
+        rctl = array("i", [co, 0, geo[12], geo[30], geo[31], geo[32], 0, 0, 0, 0])
+        g[35] = 1
+    args = (x.buffer, weight.buffer, b, out.buffer, table, g, dots, ctl, acc, requant, rctl)
+    return _viper, (cm_conv_nhwc_viper.conv, args, ctx)
 
 
 def _viper(ctx):
     fn, a, ref = ctx
-    if fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]):
+    if fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]):
         _conv(ref)
 
 

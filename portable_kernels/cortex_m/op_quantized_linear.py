@@ -58,6 +58,7 @@ def quantized_linear_out(x, weights, bias, kernel_sum, input_offset, filter_offs
             cmsis.channel_params([mults[0]] * o, [shifts[0]] * o, o, what),
             geo + (xoff, output_offset, lo, hi),
             ctx,
+            bound,
         )
         return _viper_or_reference, step[1]
     return _linear, ctx
@@ -65,7 +66,7 @@ def quantized_linear_out(x, weights, bias, kernel_sum, input_offset, filter_offs
 
 def _viper_or_reference(ctx):
     fn, a, ref = ctx
-    if fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]):
+    if fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]):
         _linear(ref)
 
 

@@ -6,12 +6,14 @@ intermediate below 2**30, so the same code is exact with 32-bit machine
 words on the boards and 64-bit ones on unix). Imported by
 portable_kernels/cortex_m/conv.py only where the port has viper.
 
-conv(x, w, bias, out, rq, g, dots, ctl, acc): g = int32 geometry (see
+conv(x, w, bias, out, rq, g, dots, ctl, acc, requant, rctl): g = int32 geometry (see
 GEOMETRY), rq = int32 [co, 6] (cortex_m/cmsis.py: M >> 30, M >> 15 & 0x7fff, M & 0x7fff, left,
 right, M), acc = int32 [co] (the current pixel's accumulators). Where g says
 (use_dots) (Arm: native/cm_dots_s8_thumb.py; channels contiguous in input and
 weights) it computes each tap's dot products for all output channels, with
-ctl its int32 control block; else the loops here do. Returns 0, or 1 when
+ctl its int32 control block; else the loops here do. Where g says
+(use_requant) `requant` (Arm: cm_dots_s8_thumb.requant, with rctl) requantizes
+each pixel's accumulators; else the block here does. Returns 0, or 1 when
 an accumulator << left reached 2**30 (the caller then runs its reference
 step, which has an exact wide path). Allocates nothing.
 """
@@ -21,11 +23,12 @@ import micropython
 # indices in g
 GEOMETRY = (
     "n c h w xsn xsc xsh xsw co oh ow osn osc osh osw kh kw sh sw ph pw dh dw ig og wso wsy wsx wsc xoff ooff lo hi has_bias use_dots"
+    " use_requant"
 ).split()
 
 
 @micropython.viper
-def conv(xo, wo_, bo, oo, rqo, go, dots, ctlo, acco) -> int:
+def conv(xo, wo_, bo, oo, rqo, go, dots, ctlo, acco, requant, rctlo) -> int:
     x = ptr8(xo)  # noqa: F821 (viper types)
     w = ptr8(wo_)  # noqa: F821
     bias = ptr32(bo)  # noqa: F821
@@ -71,6 +74,8 @@ def conv(xo, wo_, bo, oo, rqo, go, dots, ctlo, acco) -> int:
     hi = (int(g[32]) ^ s31) - s31
     has_bias = int(g[33])
     use_dots = int(g[34])
+    use_requant = int(g[35])
+    rctl = ptr32(rctlo)  # noqa: F821
     b = 0
     while b < n:
         oy = 0
@@ -111,7 +116,12 @@ def conv(xo, wo_, bo, oo, rqo, go, dots, ctlo, acco) -> int:
                                         oc += 1
                             kx += 1
                     ky += 1
-                oc = 0
+                oc = co
+                if use_requant:
+                    rctl[1] = b * osn + oy * osh + ox * osw
+                    requant(acco, oo, rqo, rctlo)
+                else:
+                    oc = 0
                 while oc < co:
                     # CMSIS-NN requantization (cortex_m/cmsis.py: requantize)
                     a = (int(acc[oc]) ^ s31) - s31

@@ -10,8 +10,9 @@ flash), 4 products per loop pass (SXTB emitted with data()). n >= 1; sums
 below 2**31.
 
 macs(x, w, acc, ctl): the depthwise form, one product per channel (below).
-Both write only acc and ctl's scratch and return 0 (a small int: nothing
-allocates).
+requant(acc, out, rq, ctl): one pixel's accumulators requantized with SMULL
+(below). All write only their outputs and ctl's scratch and return 0 (a
+small int: nothing allocates).
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
@@ -138,4 +139,74 @@ def macs(r0, r1, r2, r3):
     ldr(r7, [r3, 20])
     cmp(r1, r7)
     blt(LOOP)
+    mov(r0, 0)
+
+
+@micropython.asm_thumb
+def requant(r0, r1, r2, r3):
+    # acc int32 [n] -> out bytes, CMSIS-NN's arm_nn_requantize with SMULL (data()):
+    # v = acc << left; v = (v * M + 2**30) >> 31 (64-bit); rounding divide by 2**right
+    # (halves away from zero); + output offset, clamped. rq = int32 [n, 6] (cortex_m/cmsis.py);
+    # int32 ctl = [n, out byte offset, out channel stride in bytes, output offset, lo, hi,
+    # scratch x3]. The caller guarantees |acc << left| < 2**31 and right <= 30.
+    ldr(r4, [r3, 4])
+    add(r1, r1, r4)
+    str(r1, [r3, 32])  # current output byte
+    ldr(r4, [r3, 0])
+    str(r4, [r3, 24])  # outputs left
+    label(LOOP)
+    ldr(r5, [r0, 0])
+    ldr(r6, [r2, 12])
+    lsl(r5, r6)  # << left
+    ldr(r6, [r2, 20])  # M
+    data(2, 0xFB85, 0x4706)  # smull r4, r7, r5, r6
+    mov(r6, 1)
+    lsl(r6, r6, 30)
+    add(r4, r4, r6)
+    mov(r6, 0)
+    adc(r7, r6)
+    lsl(r7, r7, 1)
+    lsr(r4, r4, 31)
+    orr(r7, r4)  # doubling high multiply, rounded
+    ldr(r6, [r2, 16])  # right
+    cmp(r6, 0)
+    beq(NOSHIFT)
+    mov(r5, 1)
+    lsl(r5, r6)
+    sub(r5, 1)  # mask
+    mov(r4, r7)
+    and_(r4, r5)  # remainder
+    asr(r7, r6)
+    lsr(r5, r5, 1)  # threshold
+    cmp(r7, 0)
+    bge(POS)
+    add(r5, 1)
+    label(POS)
+    cmp(r4, r5)
+    ble(NOSHIFT)
+    add(r7, 1)
+    label(NOSHIFT)
+    ldr(r6, [r3, 12])
+    add(r7, r7, r6)
+    ldr(r6, [r3, 16])
+    cmp(r7, r6)
+    bge(OKLO)
+    mov(r7, r6)
+    label(OKLO)
+    ldr(r6, [r3, 20])
+    cmp(r7, r6)
+    ble(OKHI)
+    mov(r7, r6)
+    label(OKHI)
+    ldr(r6, [r3, 32])
+    strb(r7, [r6, 0])
+    ldr(r5, [r3, 8])
+    add(r6, r6, r5)
+    str(r6, [r3, 32])
+    add(r0, 4)
+    add(r2, 24)
+    ldr(r6, [r3, 24])
+    sub(r6, 1)
+    str(r6, [r3, 24])
+    bgt(LOOP)
     mov(r0, 0)

@@ -34,7 +34,9 @@ def tensor(dtype, sizes, lo, hi, order=None):
 
 
 def mults(n):
-    return tensor(dtypes.INT, (n,), 1 << 30, (1 << 30) + (1 << 29)), tensor(dtypes.INT, (n,), -12, -7)
+    # multipliers over the whole CMSIS range, shifts from -30 (rounds to 0/+-1) to +1
+    # (saturates), small right shifts giving many rounding ties
+    return tensor(dtypes.INT, (n,), 1 << 20, 0x7FFFFFFF), tensor(dtypes.INT, (n,), -30, 1)
 
 
 def conv_layer(c, co, hw, k, stride, pad, groups, order):
@@ -131,5 +133,5 @@ for name, make in LAYERS:
     how = step.__name__
     if step is conv._viper or how == "_viper_or_reference":
         g = ctx[1][5]
-        how += "+" + (_routine(ctx[1][6]) if g[34] else "viper")
+        how += "+" + (_routine(ctx[1][6]) if g[34] else "viper") + ("+requant" if g[35] else "")
     print("LAYER %s|%s|%d|%s|%s" % (name, how, total, same, locked))
