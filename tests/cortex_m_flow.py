@@ -17,6 +17,7 @@ def build(name):
     """The MLPerf Tiny model `name` of executorch.examples.models.mlperf_tiny and its input shape."""
     from executorch.examples.models.mlperf_tiny import deep_autoencoder, ds_cnn, mobilenet_v1_025, resnet8
 
+    torch.manual_seed(0)  # the example models come with random weights: the same ones every run
     if name == "ds_cnn":
         return ds_cnn.DSCNNKWS().eval(), (1, 1, 49, 10)
     if name == "mobilenet_v1_025":
