@@ -10,8 +10,6 @@ every port, whatever its own floats are (doubles, float32, CircuitPython's
 
 import struct
 
-INF = (1, 1000)  # any finite float32 is far below 2**1000
-
 
 def _bits(a):
     """Bit length of a >= 0 (MicroPython ints have no bit_length)."""
@@ -87,13 +85,6 @@ def mul(x, y):
     if x[1] >= 1000 or y[1] >= 1000:
         return (x[0] * y[0], 1000) if x[0] and y[0] else (0, 0)
     return round_f32(x[0] * y[0], x[1] + y[1])
-
-
-def add(x, y):
-    """float32 sum of two finite float32s, rounded once."""
-    if x[1] > y[1]:
-        x, y = y, x
-    return round_f32(x[0] + (y[0] << (y[1] - x[1])), x[1])
 
 
 def div(x, y):
