@@ -93,11 +93,11 @@ def div(x, y):
         return (0, 0)
     if x[1] >= 1000:
         return (x[0] * (1 if y[0] > 0 else -1), 1000)
-    num = x[0] << 60  # 24-bit divisor: 60 extra bits leave > 30 of quotient
-    q = num // y[0] if (num >= 0) == (y[0] > 0) else -((-num) // y[0]) if num < 0 else -(num // -y[0])
-    sticky = 1 if q * y[0] != num else 0
-    # q truncated toward zero; the sticky bit below it keeps ties honest
-    return round_f32((q << 1) | sticky if q >= 0 else -(((-q) << 1) | sticky), x[1] - y[1] - 61)
+    a = (-x[0] if x[0] < 0 else x[0]) << 60  # 24-bit divisor: 60 extra bits leave > 30 of quotient
+    b = -y[0] if y[0] < 0 else y[0]
+    q = a // b
+    m = (q << 1) | (1 if q * b != a else 0)  # a sticky bit below the quotient keeps ties honest
+    return round_f32(m if (x[0] < 0) == (y[0] < 0) else -m, x[1] - y[1] - 61)
 
 
 def round_int(x):
