@@ -6,7 +6,7 @@ time). execute() only walks a list of (step, ctx) pairs.
 
 from array import array
 
-from mpy_et import dtypes
+from mpy_et import dim_orders, dtypes
 from mpy_et import schema as S
 from mpy_et.errors import (
     INTERNAL,
@@ -178,18 +178,17 @@ class Method:
             if numel > limit:
                 r.fail(what, "sizes %s describe more data than the program and its buffers hold" % (list(sizes),))
         s, k = r.vector(pos, S.TENSOR_DIM_ORDER, 1, what)
+        order = None
         if k:
             if k != len(sizes):
                 r.fail(what, "dim_order has %d entries for %d dims" % (k, len(sizes)))
-            if not _identity_order(r, s, k):
-                order = r.ints(s, k, "B")
-                raise MpyEtError(
-                    NOT_SUPPORTED, "%s: dim_order %s (e.g. channels-last) is not supported; only contiguous tensors" % (what, list(order))
-                )
+            order = None if _identity_order(r, s, k) else _memory_order(r.ints(s, k, "B"), sizes, r, what)
         extra = r.subtable(pos, S.TENSOR_EXTRA_TENSOR_INFO, what)
         if extra and r.scalar(extra, S.EXTRA_TENSOR_INFO_LOCATION, FlatReader.u8, 0, what) != S.TENSOR_DATA_LOCATION_SEGMENT:
             raise MpyEtError(NOT_SUPPORTED, "%s: tensor data stored outside the program (external .ptd) is not supported" % what)
         t = Tensor(dtype, sizes)
+        if order is not None:
+            t.dim_order = order
         idx = r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, what)
         alloc = r.subtable(pos, S.TENSOR_ALLOCATION_INFO, what)
         if idx and not alloc:
@@ -362,8 +361,17 @@ class Method:
                 while k:
                     k -= 1
                     vals[k] = values[args[k]]
+                kernel = found[name]
+                if kernel not in dim_orders.ANY:
+                    for v in vals:
+                        if isinstance(v, Tensor) and v.dim_order is not None:
+                            raise MpyEtError(
+                                NOT_SUPPORTED,
+                                "instruction %d (%s): a tensor in dim_order %s (e.g. channels-last); this kernel takes the contiguous order only"
+                                % (i, name, list(v.dim_order)),
+                            )
                 try:  # inline, not a helper: a helper's frame would be heap-allocated per call
-                    step = found[name](*vals)
+                    step = kernel(*vals)
                 except MpyEtError as e:
                     raise MpyEtError(e.code, "instruction %d (%s): %s" % (i, name, e.message))
                 except (TypeError, ValueError, IndexError) as e:
@@ -772,6 +780,24 @@ def _identity_order(r, start, k):
         if r.u8(start + d, "dim_order") != d:
             return False
     return True
+
+
+def _memory_order(order, sizes, r, what):
+    """A dim order read from the program: None when the bytes are in the contiguous
+    order anyway (only dims of size 1 move), else the order as a tuple."""
+    nd = len(sizes)
+    seen = 0
+    for d in order:
+        if d >= nd or seen >> d & 1:
+            r.fail(what, "dim_order %s is not a permutation of %d dims" % (list(order), nd))
+        seen |= 1 << d
+    prev = -1
+    for d in order:
+        if sizes[d] != 1:
+            if d < prev:
+                return tuple(order)
+            prev = d
+    return None
 
 
 def _misfit(i, name, e):

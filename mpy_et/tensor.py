@@ -80,6 +80,11 @@ def typed_view(buf, offset, count, dtype):
 class Tensor:
     """A tensor value of a method. Shape and type are fixed at load time."""
 
+    # The order of the dims in memory, outermost first, when it is not the
+    # contiguous one (e.g. channels-last (0, 2, 3, 1)); set per tensor at load
+    # only then, so contiguous tensors keep six attributes.
+    dim_order = None
+
     def __init__(self, dtype, sizes):
         self.dtype = dtype
         self.sizes = sizes

@@ -1,17 +1,27 @@
 """dim_order_ops::_to_dim_order_copy.out (ExecuTorch's form of _to_copy):
-x converted to out's dtype. Only the contiguous dim order (0, 1, ..., n-1)."""
+x converted to out's dtype, or (same dtype) to out's dim order (the call's
+dim_order)."""
 
-from portable_kernels.util import checks, convert, strided
+from mpy_et import dim_orders
+from portable_kernels.util import checks, convert, dim_order, strided
 
 
-def to_dim_order_copy_out(x, non_blocking, dim_order, out):
+def to_dim_order_copy_out(x, non_blocking, order, out):
     what = "_to_dim_order_copy"
     checks.is_tensor(x, what + " self")
     checks.is_tensor(out, what + " out")
     checks.flag(non_blocking, what + " non_blocking")
-    contiguous_order(dim_order, len(x.sizes), what)
     checks.same_shape(x, out, what)
+    dim_order.requested(order, out, what)
+    if dim_order.converts(x, out):
+        return dim_order.copy_between(x, out, what)
     return convert.converter(x, out, x.sizes, strided.view_strides(x), what)
+
+
+dim_orders.mark(to_dim_order_copy_out)
+
+
+dim_orders.mark(to_dim_order_copy_out)
 
 
 def contiguous_order(dim_order, nd, what):

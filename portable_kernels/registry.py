@@ -75,6 +75,7 @@ KERNELS = {
     "aten::upsample_bilinear2d.vec_out": ("portable_kernels.op_upsample_bilinear2d", "upsample_bilinear2d_vec_out"),
     "aten::upsample_nearest2d.out": ("portable_kernels.op_upsample_nearest2d", "upsample_nearest2d_out"),
     "aten::upsample_nearest2d.vec_out": ("portable_kernels.op_upsample_nearest2d", "upsample_nearest2d_vec_out"),
+    "dim_order_ops::_empty_dim_order.out": ("portable_kernels.op_empty_dim_order", "empty_dim_order_out"),
     "dim_order_ops::_clone_dim_order.out": ("portable_kernels.op_clone_dim_order", "clone_dim_order_out"),
     "dim_order_ops::_to_dim_order_copy.out": ("portable_kernels.op_to_dim_order_copy", "to_dim_order_copy_out"),
     # elementwise math, comparisons, logical ops and reductions (issue 7)
@@ -166,4 +167,40 @@ KERNELS = {
     "mpy_et_quant::quantize_per_tensor.out": ("portable_kernels.quantized.op_quantize_per_tensor", "quantize_per_tensor_out"),
     "mpy_et_quant::upsample_nearest2d.out": ("portable_kernels.quantized.op_upsample_nearest2d", "upsample_nearest2d_out"),
     "mpy_et_quant::softmax.out": ("portable_kernels.quantized.op_softmax", "softmax_out"),
+    # ExecuTorch's Cortex-M operators (issue 19): cortex_m::X.out -> cortex_m/op_X.py
+    "cortex_m::quantize_per_tensor.out": ("portable_kernels.cortex_m.op_quantize_per_tensor", "quantize_per_tensor_out"),
+    "cortex_m::dequantize_per_tensor.out": ("portable_kernels.cortex_m.op_dequantize_per_tensor", "dequantize_per_tensor_out"),
+    "cortex_m::quantized_add.out": ("portable_kernels.cortex_m.op_quantized_add", "quantized_add_out"),
+    "cortex_m::quantized_mul.out": ("portable_kernels.cortex_m.op_quantized_mul", "quantized_mul_out"),
+    "cortex_m::quantized_div.out": ("portable_kernels.cortex_m.op_quantized_div", "quantized_div_out"),
+    "cortex_m::quantized_activation.out": ("portable_kernels.cortex_m.op_quantized_activation", "quantized_activation_out"),
+    "cortex_m::minimum.out": ("portable_kernels.cortex_m.op_minimum", "minimum_out"),
+    "cortex_m::maximum.out": ("portable_kernels.cortex_m.op_maximum", "maximum_out"),
+    "cortex_m::quantized_linear.out": ("portable_kernels.cortex_m.op_quantized_linear", "quantized_linear_out"),
+    "cortex_m::softmax.out": ("portable_kernels.cortex_m.op_softmax", "softmax_out"),
+    "cortex_m::transpose.out": ("portable_kernels.cortex_m.op_transpose", "transpose_out"),
+    "cortex_m::pad.out": ("portable_kernels.cortex_m.op_pad", "pad_out"),
+    "cortex_m::quantized_conv2d.out": ("portable_kernels.cortex_m.op_quantized_conv2d", "quantized_conv2d_out"),
+    "cortex_m::quantized_conv2d_nhwc.out": ("portable_kernels.cortex_m.op_quantized_conv2d_nhwc", "quantized_conv2d_nhwc_out"),
+    "cortex_m::quantized_depthwise_conv2d.out": (
+        "portable_kernels.cortex_m.op_quantized_depthwise_conv2d",
+        "quantized_depthwise_conv2d_out",
+    ),
+    "cortex_m::quantized_depthwise_conv2d_nhwc.out": (
+        "portable_kernels.cortex_m.op_quantized_depthwise_conv2d_nhwc",
+        "quantized_depthwise_conv2d_nhwc_out",
+    ),
+    "cortex_m::quantized_transpose_conv2d.out": (
+        "portable_kernels.cortex_m.op_quantized_transpose_conv2d",
+        "quantized_transpose_conv2d_out",
+    ),
+    "cortex_m::quantized_transpose_conv2d_nhwc.out": (
+        "portable_kernels.cortex_m.op_quantized_transpose_conv2d_nhwc",
+        "quantized_transpose_conv2d_nhwc_out",
+    ),
+    "cortex_m::quantized_avg_pool2d.out": ("portable_kernels.cortex_m.op_quantized_avg_pool2d", "quantized_avg_pool2d_out"),
+    "cortex_m::quantized_avg_pool2d_nhwc.out": ("portable_kernels.cortex_m.op_quantized_avg_pool2d_nhwc", "quantized_avg_pool2d_nhwc_out"),
+    "cortex_m::quantized_max_pool2d.out": ("portable_kernels.cortex_m.op_quantized_max_pool2d", "quantized_max_pool2d_out"),
+    "cortex_m::quantized_max_pool2d_nhwc.out": ("portable_kernels.cortex_m.op_quantized_max_pool2d_nhwc", "quantized_max_pool2d_nhwc_out"),
+    "cortex_m::quantized_batch_matmul.out": ("portable_kernels.cortex_m.op_quantized_batch_matmul", "quantized_batch_matmul_out"),
 }

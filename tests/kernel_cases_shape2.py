@@ -398,7 +398,7 @@ def errors():
             "channels last",
             [rnd(1, 2, 2, 2), False, [0, 2, 3, 1], Out((1, 2, 2, 2))],
             NOT_SUPPORTED,
-            "only the contiguous order",
+            "differs from its out tensor",
         ),
         ("dim_order_ops::_clone_dim_order.out", "dtype", [x, False, None, Out((2, 3), I32)], INVALID_TYPE, "dtype mismatch"),
         ("aten::copy.out", "src does not broadcast", [x, rnd(2), False, Out((2, 3))], INVALID_ARGUMENT, "do not broadcast"),

@@ -8,6 +8,7 @@ import torch
 
 from host_tools.lowering.ir import SCALAR_TYPES, tensor_bytes
 from host_tools.targets import BOARD_TARGETS, TargetError, run_code
+from host_tools.targets.dim_orders import from_memory, io_orders, to_memory
 
 _SCRIPT = os.path.join(os.path.dirname(__file__), "device", "run_program.py")
 _TORCH_DTYPE = {code: dt for dt, code in SCALAR_TYPES.items()}
@@ -122,10 +123,11 @@ def run(
     if heap_lock and target == "cpython":
         raise ValueError("heap_lock needs a MicroPython target")
     inputs = quantized_inputs(pte, inputs)
+    in_orders, out_orders = io_orders(_read(pte), method)
     runs = (max(1, repeat) if profile is True else int(profile)) if profile else 0
     if capture and not runs:
         raise ValueError("capture=True needs profile")
-    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload, runs, capture, free_at_load)
+    files, script = job_files(pte, inputs, method, repeat, heap_lock, stream, reload, runs, capture, free_at_load, in_orders)
     stage_kernels(files, kernels)
     packages, registry = board_build(files["model.pte"]) if target in BOARD_TARGETS else (None, None)
     try:
@@ -139,6 +141,7 @@ def run(
             raise
         raise TargetError("%s: %s" % (target, line[len(_ERROR) :])) from e
     res = parse_result(stdout, target)
+    res.outputs = [from_memory(t, o) for t, o in zip(res.outputs, out_orders + [None] * len(res.outputs))]
     if target in BOARD_TARGETS:  # QEMU -icount shift=0: 1 us of board time = 1000 instructions
         res.stats["execute_instructions"] = res.stats["execute_us"] * 1000
         res.stats["load_instructions"] = res.stats["load_us"] * 1000
@@ -164,6 +167,13 @@ def run(
         macs = instruction_macs(data, method)
         res.profile, res.etdump = from_trace(res.trace["runs"], res.trace["steps"], target, macs, method, layout)
     return res
+
+
+def _read(pte):
+    if isinstance(pte, (bytes, bytearray)):
+        return pte
+    with open(pte, "rb") as f:
+        return f.read()
 
 
 def stage_kernels(files, kernels):
@@ -235,9 +245,21 @@ def run_dist_unix(dist, pte, inputs, *, heap_bytes=None, repeat=1, timeout=600, 
 
 
 def job_files(
-    pte, inputs, method="forward", repeat=3, heap_lock=False, stream=False, reload=False, profile=0, capture=False, free_at_load=None
+    pte,
+    inputs,
+    method="forward",
+    repeat=3,
+    heap_lock=False,
+    stream=False,
+    reload=False,
+    profile=0,
+    capture=False,
+    free_at_load=None,
+    dim_orders=None,
 ):
     """What a device needs to run a program: (files, script).
+
+    dim_orders: per input, the memory order its bytes are written in (None: contiguous).
 
     files: dict name -> bytes or host path (model.pte, input<i>.bin, job.json),
     read by `script` (host_tools/targets/device/run_program.py) from DATA_DIR.
@@ -249,9 +271,9 @@ def job_files(
         files["model.pte"] = os.fspath(pte)
     specs = []
     for i, t in enumerate(inputs):
-        t = t.detach().contiguous()
+        t = t.detach()
         name = "input%d.bin" % i
-        files[name] = tensor_bytes(t)
+        files[name] = tensor_bytes(to_memory(t, dim_orders[i] if dim_orders and i < len(dim_orders) else None))
         specs.append({"file": name, "dtype": SCALAR_TYPES[t.dtype], "sizes": list(t.shape)})
     job = {
         "pte": "model.pte",
