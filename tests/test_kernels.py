@@ -105,7 +105,9 @@ def test_noalloc_cases_cover_the_integer_kernels():
 def test_kernels_on_micropython(target):
     files = {"kernel_runner.py": RUNNER, "kernel_cases.jsonl": LINES, "kernel_cases.bin": BLOB}
     code = "import kernel_runner\nkernel_runner.main(DATA_DIR + '/kernel_cases.jsonl', DATA_DIR + '/kernel_cases.bin')\n"
-    out = run_code(target, code, files=files, timeout=300)
+    # CircuitPython reads the ~450 KB blob into RAM (no ROMFS): 2 MiB instead of its 1 MiB default
+    heap = {"heap_bytes": 2 * 1024 * 1024} if target == "circuitpython" else {}
+    out = run_code(target, code, files=files, timeout=300, **heap)
     fails = [line for line in out.splitlines() if line.startswith("FAIL ")]
     m = re.search(r"SUMMARY passed=(\d+) failed=(\d+) locked=(\d+)", out)
     assert m, out[-3000:]

@@ -33,7 +33,9 @@ TABLE_DIR = os.path.join(_HERE, "board_ram")
 # The state the harness measures from: host_tools/targets/device/run_program.py
 # loaded (its names interned, the runtime core imported), before the load. Its
 # module-level code then stops at the missing DATA_DIR (set by the runner).
-HARNESS_IMPORTS = "import gc\nimport sys\ntry:\n    import run_program\nexcept NameError:\n    pass\n"
+# The import after that failed one releases ~1.3 KB the failure left behind: an
+# empty module takes that import, so it is not charged to the first module measured.
+HARNESS_IMPORTS = "import gc\nimport sys\ntry:\n    import run_program\nexcept NameError:\n    pass\nimport mpy_et_ram_empty\n"
 _HARNESS_SRC = os.path.join(os.path.dirname(_HERE), "targets", "device", "run_program.py")
 
 
@@ -167,6 +169,9 @@ def _device_code(order):
         "print('MPY_ET_BASELINE_NAMES')",
         "micropython.qstr_info(1)",
         "print('MPY_ET_BASELINE_END')",
+        # one measuring cycle first (nothing imported): whatever the first cycle allocates once
+        # (the loop's list, its frame) must not be charged to the first module
+        "_a = _free()\nmicropython.qstr_info()\n__import__('gc')\n_b = _free()\nmicropython.qstr_info()",
         "for _m in %r:" % (order,),
         "    if _m in sys.modules:\n        continue",
         "    _a = _free()\n    micropython.qstr_info()",
@@ -188,6 +193,7 @@ def _probe_code():
         HARNESS_IMPORTS,
         "import micropython",
         "class _C:\n    pass",
+        "gc.collect()\ngc.collect()\nprint('MPY_ET_FREE', gc.mem_free())",
         "micropython.qstr_info()",
         "for _i in range(%d):" % _PROBE_NAMES,
         "    getattr(_C, 'p%d' % _i, None)",  # interns the name, stores nothing
@@ -198,6 +204,8 @@ def _probe_code():
 
 
 _PROBE_NAMES = 3800  # short names: their characters take heap here
+# where the module table is measured when the target's heap cannot hold every module at once
+_MODULES_ON = {"cortex-m3": "cortex-m3-large"}
 
 
 def measure(target):
@@ -216,15 +224,20 @@ def measure(target):
             f.write(_device_code(order))
         with open(os.path.join(root, "mpy_et_ram_pools.py"), "w") as f:
             f.write(_probe_code())
+        with open(os.path.join(root, "mpy_et_ram_empty.py"), "w") as f:
+            f.write("# imported first: see HARNESS_IMPORTS\n")
         board.compile_mpy(root, board.BOARDS[target].march)
         image = os.path.join(tmp, "rom.img")
         board.build_romfs(root, image)
-        with board.Board(target, romfs_image=image) as b:
+        # every module imported in one boot: on a small board, on its large sibling (the same
+        # firmware with a bigger heap: the same object sizes and names)
+        with board.Board(_MODULES_ON.get(target, target), romfs_image=image) as b:
             out = b.exec("import sys\nsys.path.insert(0, '/rom')\nimport mpy_et_ram_table\n", timeout=1200)
         with board.Board(target, romfs_image=image) as b:
             probe = b.exec("import sys\nsys.path.insert(0, '/rom')\nimport mpy_et_ram_pools\n", timeout=1200)
     table = _parse(out, target)
     table["pools"] = _pools(probe)
+    table["baseline"]["heap_free"] = int(probe.split("MPY_ET_FREE ", 1)[1].split()[0])  # the target's own heap
     # names the modules hold that are in the firmware's own (static) pool: never interned
     final = table.pop("final_names") | set(table["baseline_names"])
     held = set()
@@ -278,6 +291,8 @@ def _parse(out, target):
         elif line.startswith("MPY_ET_FREE "):
             free = int(line.split()[1])
         elif line.startswith("MPY_ET_IMPORT_FAILED "):  # e.g. a backend needing ulab, a module for another arch
+            if "MemoryError" in line:
+                raise BoardRamError("%s: the heap ran out importing %s: the table would be incomplete" % (target, line.split()[1]))
             unavailable.append(line.split()[1])
         elif line.startswith("MPY_ET_LOADED"):
             loaded = line.split()[1:]
