@@ -23,15 +23,19 @@ def addmm_out(bias, a, b, beta, alpha, out):
         bias_data, sm, sn, beta = None, 0, 0, 0.0
     else:
         bias_data = bias.data
-    head = (bias_data, sm, sn, beta, alpha, a.data, b.data, out.data, m, k, n)
+    args = (bias_data, sm, sn, beta, alpha, a.data, b.data, out.data, m, k, n)
+    if alpha != 1 or beta not in (0, 1):  # the viper product sums bias * 1.0 and a @ b
+        return _bytecode(*args)
+    return viper_step(a, b, out, None if bias_data is None else bias, (1, m, k, n, 0, int(beta == 1), sm, sn), _bytecode, args)
+
+
+def _bytecode(bias, sm, sn, beta, alpha, a, b, o, m, k, n):
+    """(step, ctx) of the bytecode addmm on the data views."""
+    head = (bias, sm, sn, beta, alpha, a, b, o, m, k, n)
     rows = row_block(m, n)
     if rows:
-        step, ctx = _addmm_rows, head + (scratch.floats(rows * n, "mm acc"), scratch.floats(4 * n, "mm b rows"), rows)
-    else:
-        step, ctx = _addmm, head + (scratch.floats(n, "mm acc"),)
-    if alpha != 1 or beta not in (0, 1):  # the viper product sums bias * 1.0 and a @ b
-        return step, ctx
-    return viper_step(a, b, out, None if bias_data is None else bias, (1, m, k, n, 0, int(beta == 1), sm, sn), step, ctx)
+        return _addmm_rows, head + (scratch.floats(rows * n, "mm acc"), scratch.floats(4 * n, "mm b rows"), rows)
+    return _addmm, head + (scratch.floats(n, "mm acc"),)
 
 
 def _addmm(ctx):

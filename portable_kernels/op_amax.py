@@ -5,24 +5,27 @@ and int32 inputs, and for float32 where the port has a native emitter
 
 from mpy_et import dtypes, noalloc
 from mpy_et.tensor import addressable
+from portable_kernels.util import checks
 from portable_kernels.util.emitters import HAS_NATIVE
-from portable_kernels.util.reduce_extreme import extreme
+from portable_kernels.util.reduce_extreme import extreme, extreme_walk
 
 if HAS_NATIVE:
-    from array import array
-
     from portable_kernels.native.f32_extreme_viper import extreme as viper_extreme
 
 
 def amax_out(x, dim, keepdim, out):
+    checks.is_tensor(x, "amax self")
+    checks.is_tensor(out, "amax out")
+    if HAS_NATIVE and x.dtype == dtypes.FLOAT and addressable(x, out):  # on the bits, in viper
+        walk = extreme_walk(x, dim, keepdim, out, "amax")
+        if walk is not None:
+            return _amax_bits, (x.data, out.data, walk)
     ko, ro = extreme(x, dim, keepdim, out, "amax")
-    if HAS_NATIVE and x.dtype == dtypes.FLOAT and ko and addressable(x, out):  # on the bits, in viper
-        return _amax_bits, (x.data, out.data, len(ko), array("i", ko), array("i", ro), len(ro))
     return _amax, (x.data, out.data, ko, ro[1:])  # ro[0] is 0: the first element starts the walk
 
 
 def _amax_bits(ctx):
-    viper_extreme(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], 1)
+    viper_extreme(ctx[0], ctx[1], ctx[2], 1)
 
 
 def _amax(ctx):

@@ -125,8 +125,8 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     if THUMB2 and not WIDE and out.dtype == dtypes.FLOAT and k <= _THUMB_TERMS and addressable(x, weight, bias, out):
         from portable_kernels.native import f32_conv_thumb
 
-        return f32_conv_thumb.prepare(x, weight, bias, out, ctl, lambda: _bytecode(x, weight, bias, out, ctl))
-    step, ctx = _bytecode(x, weight, bias, out, ctl)
+        return f32_conv_thumb.prepare(x, weight, bias, out, ctl, _bytecode)
+    step, ctx = _bytecode(x.data, weight.data, None if bias is None else bias.data, out.data, ctl)
     return _viper_step(x, weight, bias, out, ctl, 0, step, ctx)
 
 
@@ -162,18 +162,18 @@ def _viper(ctx):
         step(fallback)
 
 
-def _bytecode(x, weight, bias, out, ctl):
-    """(step, ctx) of the bytecode convolution (ctl: f32_conv_viper.CTL_WORDS)."""
+def _bytecode(x, weight, bdata, out, ctl):
+    """(step, ctx) of the bytecode convolution of the data views x, weight,
+    bdata (None: no bias) into out (ctl: f32_conv_viper.CTL_WORDS)."""
     _native_steps()
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, _ = ctl
     oc = groups * opg
     hp, wp = h + 2 * ph, w + 2 * pw
-    bdata = bias.data if bias is not None else None
     direct = kh == 1 and kw == 1 and ph == 0 and pw == 0
     if direct and sh == 1 and sw == 1:
         from portable_kernels.util import conv_pointwise
 
-        return conv_pointwise.prepare(x, weight, bias, out, n, oc, groups, cpg, h * w)
+        return conv_pointwise.prepare(x, weight, bdata, out, n, oc, groups, cpg, h * w)
     # geometry in the padded plane: wp wide, the input starts at ph * wp + pw
     geom = (n, groups, oc // groups, cpg, h, w, wp, ph * wp + pw, oh, ow, sh * wp, sw)
     plane = None if direct else scratch.floats(hp * wp, "conv plane")
@@ -181,13 +181,13 @@ def _bytecode(x, weight, bias, out, ctl):
     if kh == 3 and kw == 3:
         taps = tuple(i * dh * wp + j * dw for i in range(3) for j in range(3))
         acc = scratch.floats(og * oh * ow, "conv acc")
-        return _conv3x3, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (sw == 1 and dw == 1, og) + taps[1:]
+        return _conv3x3, (x, weight, bdata, out, acc, plane, oc) + geom + (sw == 1 and dw == 1, og) + taps[1:]
     if 2 <= kw <= 5 and not direct:
         acc = scratch.floats(og * oh * ow, "conv acc")
-        return conv_rows, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (kh, kw, dh * wp, dw, og)
+        return conv_rows, (x, weight, bdata, out, acc, plane, oc) + geom + (kh, kw, dh * wp, dw, og)
     acc = scratch.floats(oh * ow, "conv acc")
     taps = tuple(i * dh * wp + j * dw for i in range(kh) for j in range(kw))
-    return _conv, (x.data, weight.data, bdata, out.data, acc, plane, oc) + geom + (taps, direct)
+    return _conv, (x, weight, bdata, out, acc, plane, oc) + geom + (taps, direct)
 
 
 def passes(opg, ohw):

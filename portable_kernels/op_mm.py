@@ -60,32 +60,40 @@ def row_block(m, n):
 
 def mm_step(a, b, out, batches, m, k, n):
     """(step, ctx) for `batches` products of (m, k) @ (k, n) (mm and bmm)."""
+    return viper_step(a, b, out, None, (batches, m, k, n, k * n, 0, 0, 0), _mm_bytecode, (a.data, b.data, out.data, batches, m, k, n))
+
+
+def _mm_bytecode(a, b, o, batches, m, k, n):
+    """(step, ctx) of the bytecode product of the data views a, b into o."""
     rows = row_block(m, n)
     if rows:
-        acc = scratch.floats(rows * n, "mm acc")
-        step, ctx = _mm_rows, (a.data, b.data, out.data, batches, m, k, n, acc, scratch.floats(4 * n, "mm b rows"), rows)
-    else:
-        step, ctx = _mm, (a.data, b.data, out.data, batches, m, k, n, scratch.floats(n, "mm acc"))
-    return viper_step(a, b, out, None, (batches, m, k, n, k * n, 0, 0, 0), step, ctx)
+        return _mm_rows, (a, b, o, batches, m, k, n, scratch.floats(rows * n, "mm acc"), scratch.floats(4 * n, "mm b rows"), rows)
+    return _mm, (a, b, o, batches, m, k, n, scratch.floats(n, "mm acc"))
 
 
-def viper_step(a, b, out, bias, ctl, step, ctx):
+def viper_step(a, b, out, bias, ctl, build, args):
     """The f32_mm_viper step for a float32 product where the port has it
-    (ctl: the first 8 of f32_mm_viper.CTL_WORDS), with (step, ctx) as its fallback;
-    (step, ctx) itself elsewhere."""
+    (ctl: the first 8 of f32_mm_viper.CTL_WORDS); build(*args) -> the
+    bytecode (step, ctx), its fallback for operands holding inf or NaN, is
+    called only then (its shared float lists, a few KB in a transformer,
+    are not made at load); build(*args) itself elsewhere."""
     k = ctl[2]
     if not HAS_NATIVE or out.dtype != dtypes.FLOAT or not 0 < k < 0x4000 or 0 in ctl[:4] or not addressable(a, b, out, bias):
-        return step, ctx
+        return build(*args)
     if WIDE:
         as_read = k > ROW_WORDS  # longer rows are decoded as read: scratch that does not grow with k
     elif k > _NARROW_ROWS:
-        return step, ctx
+        return build(*args)
     else:
         as_read = False
     rows = 1 if as_read else k
     words = array("i", ctl + (int(as_read),))
     head = (scratch.words(rows, "mm mantissas"), scratch.words(rows, "mm exponents"), a.data, b.data, out.data)
-    return _viper, head + (words if bias is None else bias.data, words, step, ctx)
+    return _viper, head + (words if bias is None else bias.data, words, [build, args])
+
+
+def _built(step, ctx):
+    return step, ctx
 
 
 def row_means(x, out, rows, n, divisor, step, ctx):
@@ -104,13 +112,17 @@ def row_means(x, out, rows, n, divisor, step, ctx):
     f = 1.0 / divisor
     for i in range(n):
         inv.data[i] = f
-    return viper_step(x, inv, out, None, (1, rows, n, 1, n, 0, 0, 0), step, ctx)
+    return viper_step(x, inv, out, None, (1, rows, n, 1, n, 0, 0, 0), _built, (step, ctx))
 
 
 def _viper(ctx):
-    xm, xe, a, b, o, bias, ctl, step, fallback = ctx
+    xm, xe, a, b, o, bias, ctl, lazy = ctx
     if viper_mm(xm, xm, 0, xe, a, b, o, bias, ctl):
-        step(fallback)
+        if lazy[0] is not None:  # inf or NaN: the bytecode step, built on first use, keeps torch's results
+            lazy[1] = lazy[0](*lazy[1])
+            lazy[0] = None
+        step, ctx = lazy[1]
+        step(ctx)
 
 
 def check_mm(a, b, out, what, batched=False):

@@ -31,6 +31,18 @@ def reduction(x, dim, keepdim, out, what, allowed=checks.READABLE):
 
     Returns (kept offsets, reduced offsets or None if contiguous, reduced count).
     """
+    kept, red = reduction_dims(x, dim, keepdim, out, what, allowed)
+    ko = _offsets(kept[0], kept[1])
+    ro = _offsets(red[0], red[1])
+    nr = len(ro)
+    if ro == list(range(nr)):
+        ro = None
+    return ko, ro, nr
+
+
+def reduction_dims(x, dim, keepdim, out, what, allowed=checks.READABLE):
+    """Check a reduction (as reduction()); return the kept and the reduced
+    dims of x as ([sizes], [strides]) each, in order."""
     checks.is_tensor(x, what + " self")
     checks.dtype_in(x, allowed, what + " self")
     checks.is_tensor(out, what + " out")
@@ -53,12 +65,7 @@ def reduction(x, dim, keepdim, out, what, allowed=checks.READABLE):
         shape = tuple(x.sizes[d] for d in kept)
     checks.out_shape(out, shape, what)
     st = loops.contiguous_strides(x.sizes)
-    ko = _offsets([x.sizes[d] for d in kept], [st[d] for d in kept])
-    ro = _offsets([x.sizes[d] for d in red], [st[d] for d in red])
-    nr = len(ro)
-    if ro == list(range(nr)):
-        ro = None
-    return ko, ro, nr
+    return ([x.sizes[d] for d in kept], [st[d] for d in kept]), ([x.sizes[d] for d in red], [st[d] for d in red])
 
 
 def _offsets(sizes, strides):

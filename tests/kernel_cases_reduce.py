@@ -24,6 +24,14 @@ def _ties(*sizes, seed=0):
     return torch.randint(-2, 3, sizes, generator=torch.Generator().manual_seed(seed), dtype=I32)
 
 
+def _pool_x():
+    x = rnd(2, 3, 4, 6, seed=73)
+    x[0, 1, 1, 3] = NAN
+    x[1, 2, 2, 0] = NAN
+    x[1, 2, 3, 1] = NAN
+    return x.view(2, 3, 2, 2, 3, 2)
+
+
 def extreme_cases():
     nan_rows = torch.tensor([[1.0, NAN, 3.0, NAN], [-INF, -1.0, -INF, 2.0], [NAN, 0.0, 1.0, 5.0]])
     cases = []
@@ -42,6 +50,9 @@ def extreme_cases():
             Case("%s 0-dim" % op, key, [torch.tensor(1.5), [], False, Out(())]),
             Case("%s size-1 dim" % op, key, [rnd(3, 1, seed=72), [1], False, Out((3,))]),
             Case("%s empty kept dim" % op, key, [torch.zeros(0, 3), [1], False, Out((0,))]),
+            # a 2x2 max pool as the pool pass lowers it: view [N, C, H/2, 2, W/2, 2], dims (3, 5);
+            # the walk merges C and H/2 and steps W/2 by 2 (NaNs placed mid-window)
+            Case("%s pool windows" % op, key, [_pool_x(), [3, 5], False, Out((2, 3, 2, 3))]),
         ]
     for op in ("argmax", "argmin"):
         key = "aten::%s.out" % op

@@ -208,8 +208,9 @@ def _recording_registry(calls):
     for i, (op, (module, fn)) in enumerate(sorted(KERNELS.items())):
 
         def wrap(*args, _op=op, _entry=(module, fn)):
-            calls.append((_op, args))
-            return _import(*_entry)(*args)
+            got = _import(*_entry)(*args)
+            calls.append((_op, args, got))
+            return got
 
         setattr(mod, "k%d" % i, wrap)
         reg[op] = (mod.__name__, "k%d" % i)
@@ -221,33 +222,42 @@ def _fast_path_extra(calls):
     """Bytes the unix port's viper steps keep beyond the host's bytecode steps
     (mirrors op_mm.viper_step and op_convolution._viper_step; transposed
     convolutions are not counted)."""
+    from portable_kernels.util import scratch
+
     extra = 0
     roles = {}
+    bytecode_mm = 0  # products left on the bytecode step: they keep the shared float lists
 
     def role(name, words):
         roles[name] = max(roles.get(name, 0), words)
 
-    for op, args in calls:
+    for op, args, got in calls:
         out = args[-1]
         if getattr(out, "dtype", None) != dtypes.FLOAT or not out.numel:
+            bytecode_mm += op in _FAST_MM
             continue
         if op in _FAST_MM:
             a = args[1] if op == "aten::addmm.out" else args[0]
             k = a.sizes[-1]
-            if op == "aten::addmm.out" and (args[4] != 1 or args[3] not in (0, 1)):
+            if (op == "aten::addmm.out" and (args[4] != 1 or args[3] not in (0, 1))) or not (0 < k < 0x4000 and a.numel):
+                bytecode_mm += 1
                 continue
-            if 0 < k < 0x4000 and a.numel:
-                extra += _blocks(_WORD * 4) + _blocks(4 * 9) + _blocks(_WORD * 11)
-                rows = k if k <= 256 else 1  # f32_mm_viper.ROW_WORDS: longer rows are decoded as read
-                role("mm mantissas", rows)
-                role("mm exponents", rows)
-        elif op in _FAST_EXTREME:  # arrays of offsets instead of the bytecode step's lists
-            from portable_kernels.util.reduce_extreme import extreme
+            # the viper step: its control words and tuple, and [build, args] for the
+            # bytecode step, built only on an inf or NaN (its tuple is not kept)
+            n_args = 11 if op == "aten::addmm.out" else 7
+            extra += _blocks(_WORD * 4) + _blocks(4 * 9) + _blocks(_WORD * 10)
+            extra += _blocks(_WORD * 4) + _blocks(_WORD * 2) + _blocks(_WORD * (2 + n_args)) - _blocks(_WORD * (2 + len(got[1])))
+            rows = k if k <= 256 else 1  # f32_mm_viper.ROW_WORDS: longer rows are decoded as read
+            role("mm mantissas", rows)
+            role("mm exponents", rows)
+        elif op in _FAST_EXTREME:  # one walk array instead of the bytecode step's lists
+            from portable_kernels.util.reduce_extreme import extreme, extreme_walk
 
             x = args[0]
-            ko, ro = extreme(x, args[1], args[2], out, "amax")
-            if ko:
-                fast = _blocks(_WORD * 8) + 2 * _blocks(_WORD * 4) + _blocks(4 * len(ko)) + _blocks(4 * len(ro))
+            walk = extreme_walk(x, args[1], args[2], out, "amax")
+            if walk is not None:
+                ko, ro = extreme(x, args[1], args[2], out, "amax")
+                fast = _blocks(_WORD * 5) + _blocks(_WORD * 4) + _blocks(4 * len(walk))
                 extra += fast - _blocks(_WORD * 6) - _mpy_size(ko, set(), set()) - _mpy_size(ro[1:], set(), set())
         elif op == _FAST_CONV and not args[6]:
             weight, groups = args[1], args[8]
@@ -269,6 +279,11 @@ def _fast_path_extra(calls):
                     role(name, words)
                 for name in ("conv weight mantissas", "conv weight exponents"):
                     role(name, chunk * k)
+    if not bytecode_mm:  # no step keeps the products' shared float lists
+        for name in ("mm acc", "mm b rows"):
+            pool = scratch._POOLS.get(name)
+            if pool is not None:
+                extra -= _mpy_size(pool, set(), set())
     return extra + sum(_blocks(_WORD * 4) + _blocks(4 * w) for w in roles.values())
 
 

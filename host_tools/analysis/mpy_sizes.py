@@ -4,7 +4,10 @@ ports lay them out: a GC block is 4 words (32 B on 64-bit unix, 16 B on a
 Used by inspect (host_tools/analysis/inspect_pte.py) and the board
 prediction (host_tools/analysis/board_sim.py)."""
 
+import types
 from array import array
+
+_CALLABLES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType)
 
 
 class Layout:
@@ -21,8 +24,10 @@ class Layout:
         """Bytes held for obj and what only it references (objects in
         `seen` or `skip` are counted elsewhere)."""
         w = self.word
-        if id(obj) in seen or id(obj) in skip or obj is None or isinstance(obj, (bool, int, str, type)) or callable(obj):
+        if id(obj) in seen or id(obj) in skip or obj is None or isinstance(obj, (bool, int, str, type)):
             return 0
+        if isinstance(obj, _CALLABLES):
+            return self._callable(obj, seen, skip)
         seen.add(id(obj))
         if isinstance(obj, float):
             return self.block
@@ -49,6 +54,29 @@ class Layout:
             d = vars(obj)
             return self.blocks(w * 4) + self.blocks(2 * w * 7) + sum(self.size(x, seen, skip) for x in d.values())
         return self.blocks(w * 4)
+
+    def _callable(self, obj, seen, skip):
+        """A module's function costs nothing here (its module is counted);
+        a closure is an object of 3 + n words and a 2-word cell per
+        captured variable, keeping what they capture; a bound method is 3
+        words and its instance."""
+        w = self.word
+        cells = getattr(obj, "__closure__", None)
+        if cells:
+            seen.add(id(obj))
+            total = self.blocks(w * (3 + len(cells)))
+            for c in cells:
+                total += self.blocks(2 * w)
+                try:
+                    total += self.size(c.cell_contents, seen, skip)
+                except ValueError:  # an empty cell
+                    pass
+            return total
+        if isinstance(obj, types.MethodType):
+            owner = obj.__self__
+            seen.add(id(obj))
+            return self.blocks(w * 3) + self.size(owner, seen, skip)
+        return 0
 
 
 UNIX = Layout(8)  # the unix x64 port

@@ -44,14 +44,17 @@ _COL_BYTES = const(4096)
 
 def prepare(x, weight, bias, out, ctl, fallback):
     """(step, ctx) of a float32 convolution (ctl: op_convolution's 17 geometry
-    words); fallback() builds the bytecode (step, ctx) when first needed."""
+    words); fallback(x, weight, bias, out, ctl), on the data views, builds the
+    bytecode (step, ctx) when first needed. The step keeps [fallback, ctl]
+    for it, not a closure: a closure would keep the four Tensor objects
+    (about 640 bytes per convolution on a 32-bit board)."""
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hasb = ctl
     k = cpg * kh * kw
     plane = oh * ow
     cx = array("i", bytes(f32_mm_thumb.CX_BYTES))
     head = (cx, scratch.words(k, "mm mantissas"), scratch.words(k, "mm exponents"), x.data, weight.data, out.data)
     bobj = bias.data if bias is not None else cx
-    lazy = [fallback, None]
+    lazy = [fallback, ctl]  # becomes [None, (step, ctx)] once built
     if kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0:
         hw = h * w
         _words(cx, (groups, opg, cpg, hw, cpg * hw, hasb, 1, 0))
@@ -81,9 +84,11 @@ def _words(cx, ctl):
         cx[i] = ctl[i]
 
 
-def _fallback(lazy):
-    if lazy[1] is None:
-        lazy[1] = lazy[0]()
+def _fallback(lazy, x, wt, bias, o):
+    if lazy[0] is not None:
+        ctl = lazy[1]
+        lazy[1] = lazy[0](x, wt, bias if ctl[16] else None, o, ctl)
+        lazy[0] = None
     step, ctx = lazy[1]
     step(ctx)
 
@@ -96,7 +101,7 @@ def _pointwise(ctx):
         cx[22] = b * xstep
         cx[23] = b * ostep
         if f32_mm_thumb._mm(cx, wt, x, o):
-            _fallback(lazy)
+            _fallback(lazy, x, wt, bias, o)
             return
 
 
@@ -123,7 +128,7 @@ def _tiles(ctx):
             cx[23] = 4 * (p * opg * plane + oy * ow + ox)
             cx[26] = 4 * (plane - r * c)
             if f32_mm_thumb._mm(cx, wt, col, o):
-                _fallback(lazy)
+                _fallback(lazy, x, wt, bias, o)
                 return
             ox += c
             if ox == ow:

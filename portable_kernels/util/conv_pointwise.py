@@ -16,15 +16,15 @@ from portable_kernels.util.float_loops import accumulate, release
 _TILE_ELEMENTS = const(1024)
 
 
-def prepare(x, weight, bias, out, n, oc, groups, cpg, hw):
-    """(step, ctx) for the pointwise convolution of x (n, groups * cpg, hw)."""
+def prepare(x, weight, bdata, out, n, oc, groups, cpg, hw):
+    """(step, ctx) for the pointwise convolution of the data view x (n,
+    groups * cpg, hw) by weight into out (bdata: the bias view, or None)."""
     tile = max(8, min(hw, _TILE_ELEMENTS // cpg))
-    bdata = bias.data if bias is not None else None
     return _pointwise, (
-        x.data,
-        weight.data,
+        x,
+        weight,
         bdata,
-        out.data,
+        out,
         scratch.floats(cpg * tile, "pointwise input"),
         scratch.floats(tile, "pointwise acc"),
         n,
