@@ -121,7 +121,7 @@ def step_outputs(method):
     s, _ = r.vector(plan, S.EXECUTION_PLAN_CHAINS, 4, "chains")
     si, _ = r.vector(r.table_at(s, 0, "chains[0]"), S.CHAIN_INSTRUCTIONS, 4, "instructions")
     out = []
-    for i, _ in method.step_ops():
+    for i, _ in method.iter_step_ops():
         call = r.subtable(r.table_at(si, i, "instruction"), S.INSTRUCTION_INSTR_ARGS, "call")
         sa, na = r.vector(call, S.KERNEL_CALL_ARGS, 4, "args")
         ev = r.table_at(vs, r.ints(sa, na, "i")[-1], "values")

@@ -577,32 +577,36 @@ class Method:
     def step_ops(self):
         """(instruction index, operator name) of every step, in execution order.
 
-        Read again from the program (not kept per step: RAM is for the model)."""
+        Read again from the program (not kept per step: RAM is for the model).
+        iter_step_ops() yields the same pairs one at a time (no list)."""
+        return list(self.iter_step_ops())
+
+    def iter_step_ops(self):
+        """step_ops() as a generator: a board with little heap left after a
+        long program's load (428 steps: ~9 KB of pairs) walks it this way."""
         r = self.program.reader
         s, n_chains = r.vector(self._plan, S.EXECUTION_PLAN_CHAINS, 4, "chains")
         if not n_chains:
-            return []
+            return
         si, n = r.vector(r.table_at(s, 0, "chains[0]"), S.CHAIN_INSTRUCTIONS, 4, "instructions")
-        out = []
         for i in range(n):
             ins = r.table_at(si, i, "instruction")
             tag = r.scalar(ins, S.INSTRUCTION_INSTR_ARGS_TYPE, FlatReader.u8, 0, "instruction")
             if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL or tag == S.INSTRUCTION_ARGUMENTS_JUMP_FALSE_CALL:
                 if i not in self._no_step:
-                    out.append((i, "MoveCall" if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL else "JumpFalseCall"))
+                    yield i, "MoveCall" if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL else "JumpFalseCall"
                 continue
             if tag == S.INSTRUCTION_ARGUMENTS_DELEGATE_CALL:  # named "delegate:<backend id>"
                 index = r.scalar(
                     r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call"), S.DELEGATE_CALL_DELEGATE_INDEX, FlatReader.i32, 0, "call"
                 )
-                out.append((i, "delegate:" + self.program.backend_delegate(self._plan, index, "delegate")[0]))
+                yield i, "delegate:" + self.program.backend_delegate(self._plan, index, "delegate")[0]
                 continue
             if tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL:
                 continue
             if i not in self._no_step:
                 op = r.scalar(r.subtable(ins, S.INSTRUCTION_INSTR_ARGS, "call"), S.KERNEL_CALL_OP_INDEX, FlatReader.i32, 0, "op")
-                out.append((i, self._op_names[op]))
-        return out
+                yield i, self._op_names[op]
 
     def set_event_tracer(self, tracer):
         """Record the start and end tick of every step of each execute() into
@@ -710,7 +714,13 @@ class Method:
 
     def _failure(self, e, i, locked):
         """The MpyEtError for step i raising e."""
-        k, name = self.step_ops()[i]
+        k, name = i, "?"
+        j = 0
+        for pair in self.iter_step_ops():  # no list: the heap may be what ran out
+            if j == i:
+                k, name = pair
+                break
+            j += 1
         if locked and isinstance(e, MemoryError):
             return MpyEtError(
                 INTERNAL,

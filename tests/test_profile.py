@@ -43,6 +43,7 @@ def test_tracer_records_each_step_between_two_ticks(mlp_int8):
     tracer = EventTracer(runs=2)
     method.set_event_tracer(tracer)
     steps = method.step_ops()
+    assert list(method.iter_step_ops()) == steps  # what the board harness prints: no list of pairs
     assert tracer.per_run == 2 * len(steps) + 2 and tracer.runs == 0
     for _ in range(2):
         method.set_input(0, tensor_bytes(inputs[0]))

@@ -231,7 +231,7 @@ def profile_runs(job, method, set_inputs, locked):
             print(hexlify(view[a : a + _CHUNK]), end="")
         print()
     print("MPY_ET_STEPS", end="")
-    for i, name in method.step_ops():
+    for i, name in method.iter_step_ops():  # no list: a long program's pairs may not fit
         print("", i, name, end="")
     print()
     times.sort()
