@@ -30,6 +30,8 @@ def _align(n, alignment):
 
 def _first_fit(b, placed, alignment, best_fit=False):
     """Lowest (or, with best_fit, tightest) aligned offset where b fits beside placed."""
+    if b.tail_from is not None or any(p.tail_from is not None for p, _ in placed):
+        return _first_fit_tails(b, placed, alignment)
     size = _align(b.nbytes, alignment)
     busy = sorted((off, off + _align(p.nbytes, alignment)) for p, off in placed if p.overlaps(b))
     offset, best, best_gap = 0, None, None
@@ -42,6 +44,17 @@ def _first_fit(b, placed, alignment, best_fit=False):
                 best, best_gap = offset, gap
         offset = max(offset, _align(end, alignment))
     return offset if best is None else best
+
+
+def _first_fit_tails(b, placed, alignment):
+    """_first_fit where a buffer narrows (lifetimes.Buffer.tail_from): what
+    each pair can meet is its extent against the other, so b's room depends
+    on the neighbour. The lowest aligned offset clear of all of them."""
+    clash = [(off, _align(off + p.extent(b), alignment), _align(b.extent(p), alignment)) for p, off in placed if p.overlaps(b)]
+    for cand in sorted({0} | {end for _, end, _ in clash}):
+        if all(cand >= end or cand + need <= off for off, end, need in clash):
+            return cand
+    return max((end for _, end, _ in clash), default=0)
 
 
 def _place_in_order(order, alignment, best_fit=False):
@@ -123,10 +136,9 @@ def search(bufs, alignment, bound, incumbent, max_nodes=200000):
     offsets = {}
 
     def fits(b, off):
-        end = off + sizes[b.owner]
         for c in conflicts[b.owner]:
             o = offsets.get(c.owner)
-            if o is not None and off < o + sizes[c.owner] and o < end:
+            if o is not None and off < o + _align(c.extent(b), alignment) and o < off + _align(b.extent(c), alignment):
                 return False
         return True
 
@@ -139,7 +151,7 @@ def search(bufs, alignment, bound, incumbent, max_nodes=200000):
             return
         nodes[0] += 1
         for k, b in enumerate(remaining):
-            cands = {0} | {offsets[c.owner] + sizes[c.owner] for c in conflicts[b.owner] if c.owner in offsets}
+            cands = {0} | {offsets[c.owner] + _align(c.extent(b), alignment) for c in conflicts[b.owner] if c.owner in offsets}
             rest = remaining[:k] + remaining[k + 1 :]
             for off in sorted(cands):
                 new_top = max(top, off + sizes[b.owner])

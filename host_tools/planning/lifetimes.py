@@ -3,7 +3,11 @@
 A buffer is the storage of one or more tensors: a tensor and its views
 (aliases) always share one; an elementwise op may also write its output over
 an input that dies at that instruction (in place), when both have the same
-shape and dtype, so the output joins the input's buffer.
+shape and dtype, so the output joins the input's buffer. A narrowing op
+(NARROW_INPLACE_OPS: float32 -> int8 quantization) may write its output over
+the start of its dying input: the buffer then keeps the input's size up to
+that instruction and only the output's bytes after it (Buffer.tail_from),
+so a model's float input and its int8 copy need no more than the float one.
 
 Lifetimes are inclusive instruction ranges [first write or read, last read];
 method inputs start at -1, method outputs end at len(instructions), and
@@ -49,6 +53,12 @@ INPLACE_OPS = frozenset(
     )
 )
 
+# Out-variant ops whose kernels read element i (4 bytes) before writing
+# element i (1 byte) of a same-shaped, narrower output, in order: writing
+# byte i only overwrites input bytes already read. Their output may start
+# over an input that dies there (tests/test_memory_plan.py runs it so).
+NARROW_INPLACE_OPS = frozenset(("mpy_et_quant::quantize_per_tensor.out",))
+
 
 @dataclass
 class Buffer:
@@ -58,9 +68,19 @@ class Buffer:
     end: int  # inclusive
     members: list = field(default_factory=list)  # value indices placed at the same offset
     mem_id: int = 1
+    tail_from: int = None  # after this instruction only tail_bytes are live (a narrowing output)
+    tail_bytes: int = 0
 
     def overlaps(self, other):
         return self.start <= other.end and other.start <= self.end
+
+    def extent(self, other):
+        """The bytes of this buffer (from its offset) that `other`, alive at
+        some of the same instructions, can meet: all of them, or only the
+        narrowing output's when other starts after the input died."""
+        if self.tail_from is not None and other.start > self.tail_from:
+            return self.tail_bytes
+        return self.nbytes
 
 
 def outputs_of(ir, ins):
@@ -107,9 +127,10 @@ def buffers(ir, preserve_inputs=False, inplace=True):
         if owner in touches:
             touches[owner][1] = n
     group = {owner: owner for owner in touches}  # in-place merges: owner -> group root
+    tails = {}  # group root -> (instruction, bytes): a narrowing output over its input's start
     if inplace:
         for step, ins in enumerate(ir.instructions):
-            _merge_inplace(ir, step, ins, touches, group, ends_late)
+            _merge_inplace(ir, step, ins, touches, group, ends_late, tails)
     out = {}
     for owner, (start, end) in touches.items():
         root = group[owner]
@@ -118,6 +139,8 @@ def buffers(ir, preserve_inputs=False, inplace=True):
         b = out.get(root)
         if b is None:
             b = out[root] = Buffer(root, ir.tensor(root).nbytes, start, end)
+            if root in tails:
+                b.tail_from, b.tail_bytes = tails[root]
         b.start, b.end = min(b.start, start), max(b.end, end)
         b.members.append(owner)
     for v_index, v in enumerate(ir.values):
@@ -131,8 +154,9 @@ def buffers(ir, preserve_inputs=False, inplace=True):
     return out
 
 
-def _merge_inplace(ir, step, ins, touches, group, ends_late):
-    if ins.op not in INPLACE_OPS:
+def _merge_inplace(ir, step, ins, touches, group, ends_late, tails):
+    narrow = ins.op in NARROW_INPLACE_OPS
+    if ins.op not in INPLACE_OPS and not narrow:
         return
     outs = outputs_of(ir, ins)
     if len(outs) != 1:
@@ -141,7 +165,11 @@ def _merge_inplace(ir, step, ins, touches, group, ends_late):
     t_out = ir.tensor(out)
     if t_out is None or t_out.alias_of is not None or touches.get(out, [None])[0] != step:
         return
-    for a in ins.args[:-2]:  # inputs (the out argument and the return slot are last)
+    if narrow:  # the first argument only: the others are the kernel's tables
+        args = ins.args[:1]
+    else:
+        args = ins.args[:-2]  # inputs (the out argument and the return slot are last)
+    for a in args:
         if ir.values[a].kind != "Tensor":
             continue
         owner = ir.storage_of(a)
@@ -149,7 +177,21 @@ def _merge_inplace(ir, step, ins, touches, group, ends_late):
         span = touches.get(owner)
         if span is None or span[1] != step or owner in ends_late or owner == out:
             continue
-        if t_in.sizes != t_out.sizes or t_in.dtype != t_out.dtype or ir.tensor(owner).nbytes != t_out.nbytes:
+        if narrow:
+            root = owner
+            while group[root] != root:
+                root = group[root]
+            same_order = getattr(t_in, "dim_order", None) == getattr(t_out, "dim_order", None)
+            if (
+                t_in.sizes != t_out.sizes
+                or not same_order
+                or t_in.alias_of is not None
+                or root in tails
+                or ir.tensor(root).nbytes < t_out.nbytes
+            ):
+                continue
+            tails[root] = (step, t_out.nbytes)
+        elif t_in.sizes != t_out.sizes or t_in.dtype != t_out.dtype or ir.tensor(owner).nbytes != t_out.nbytes:
             continue
         group[out] = owner
         return
@@ -164,6 +206,10 @@ def lower_bound(bufs, alignment=1, steps=None):
     for b in bufs:
         size = _align(b.nbytes, alignment)
         events[b.start] = events.get(b.start, 0) + size
+        if b.tail_from is not None and b.tail_from < b.end:  # a narrowing output keeps its bytes only
+            tail = _align(b.tail_bytes, alignment)
+            events[b.tail_from + 1] = events.get(b.tail_from + 1, 0) - (size - tail)
+            size = tail
         events[b.end + 1] = events.get(b.end + 1, 0) - size
     best, at, live = 0, None, 0
     for step in sorted(events):

@@ -197,7 +197,7 @@ def verify_placement(bufs, offsets, size, alignment, name=lambda b: "values[%d]"
             y_off = offsets[y.owner]
             if y_off >= x_off + x.nbytes:
                 break
-            if x.nbytes and y.nbytes and x.overlaps(y):
+            if x.nbytes and y.nbytes and x.overlaps(y) and y_off < x_off + x.extent(y) and x_off < y_off + y.extent(x):
                 raise PlanError(
                     "tensors %s and %s are alive together (steps %d..%d, %d..%d) but share bytes"
                     % (name(x), name(y), x.start, x.end, y.start, y.end)
