@@ -24,7 +24,7 @@ import sys
 
 import torch
 
-from host_tools import export, run
+from host_tools import export, inspect, run
 from host_tools.analysis.macs import count_macs
 from host_tools.targets import TargetError
 from host_tools.zoo import MODELS, build
@@ -66,7 +66,9 @@ def _error_line(e):
 def measure(name, precision, target, cache, timeout, quantized_io=False):
     pte, model, inputs = program(name, precision, cache, quantized_io and precision == "int8")
     macs = count_macs(model, inputs)
-    row = {"model": name, "precision": precision, "macs": macs, "pte_bytes": len(pte)}
+    label = precision + (" qio" if quantized_io and precision == "int8" else "")
+    row = {"model": name, "precision": precision, "label": label, "macs": macs, "pte_bytes": len(pte)}
+    row["steps"] = inspect(pte)["instructions"]
     try:
         res = run(pte, inputs, target, repeat=1, timeout=timeout)
     except TargetError as e:
@@ -117,6 +119,19 @@ def table(rows):
     totals = {p: sum(1 for r in rows if r["precision"] == p) for p in ("int8", "fp32")}
     out.append("")
     out.append("Runs: " + ", ".join("%s %d of %d" % (p, runs[p], totals[p]) for p in ("int8", "fp32") if totals[p]))
+    out += ["", "Issue 18 goal 2: runtime RAM <= 32 KB + 200 B per instruction", ""]
+    out += ["| model | precision | instructions | limit B | runtime RAM B | within |", "|---|---|---|---|---|---|"]
+    within = 0
+    for r in rows:
+        if "error" in r:
+            continue
+        limit = 32768 + 200 * r["steps"]
+        ok = r["runtime_ram"] <= limit
+        within += ok
+        verdict = "yes" if ok else "**no** (+{:,})".format(r["runtime_ram"] - limit)
+        out.append("| %s | %s | %d | {:,} | {:,} | %s |".format(limit, r["runtime_ram"]) % (r["model"], r["label"], r["steps"], verdict))
+    out.append("")
+    out.append("Within: %d of %d runs" % (within, sum(1 for r in rows if "error" not in r)))
     return "\n".join(out)
 
 
