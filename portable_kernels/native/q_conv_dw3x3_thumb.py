@@ -31,17 +31,14 @@ def prepare(x, weight, channels, geom, tail, out):
 
     if DSP:  # SMLAD on packed tap pairs (Cortex-M4 / M7)
         from portable_kernels.native.q_dw_dsp import dw3x3
-    from portable_kernels.native.q_requant_thumb import make_ctl, rows
+    from portable_kernels.native.q_requant_thumb import fill_ctl, rows
 
     n, ch, _, _, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     wp, hp = w + 2 * pw, h + 2 * ph
     band = max(1, min(oh, _BAND_PIXELS // ow))  # output rows per band
-    ctl = array("i", [wp, sw, ow, band, sh * wp, 0, 0, 0, 0, 0])
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, weight.sizes[1], band, 1 if DSP else 0])
-    # requantized by q_requant_thumb.rows as one channel of a band's pixels whose patch sums are 0
-    rqctl = make_ctl(1, band * ow, band * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
-    zeros = scratch.rows("zero", band * ow)  # never written
-    pctl = array("i", [0, w, h, pw, ph * wp, (hp - h - ph) * wp, tail[0], 0])  # q_dw_thumb.pad_plane's
+    # The step keeps g; the control words derived from it are written into arrays shared by
+    # every convolution when it runs (_step_thumb): ~190 bytes less per convolution on a board.
     ctx = (
         x.buf,
         weight.buffer,
@@ -50,20 +47,42 @@ def prepare(x, weight, channels, geom, tail, out):
         g,
         scratch.rows("col", wp * hp),
         scratch.rows("acc", band * ow),
-        ctl,
+        scratch.rows("qd ctl", 10),
         dw3x3,
         rows,
-        rqctl,
-        zeros,
+        scratch.rows("qc rq", 16),  # requantized by rows() as one channel of a band's pixels whose patch sums are 0
+        scratch.rows("zero", band * ow),  # never written
         pad_plane,
-        pctl,
+        scratch.rows("qd pad", 8),
         channels.buffer,
+        fill_ctl,
     )
     return _step_thumb, ctx
 
 
 def _step_thumb(ctx):
-    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13], ctx[14])
+    g = ctx[4]
+    ow = g[17]
+    wp = g[22]
+    band = g[25]
+    k = ctx[7]  # dw3x3's: padded width, stride x, pixels per row, rows, stride y * padded width, tap offset 0
+    k[0] = wp
+    k[1] = g[11]
+    k[2] = ow
+    k[3] = band
+    k[4] = g[10] * wp
+    k[5] = 0
+    ctx[15](ctx[10], 1, band * ow, band * ow, g[19] - 128, g[20] - 128, g[21] - 128)
+    p = ctx[13]  # pad_plane's: x offset (per plane), w, h, pw, ph * wp, bottom padding, pad byte, scratch
+    h = g[6]
+    ph = g[12]
+    p[1] = g[7]
+    p[2] = h
+    p[3] = g[13]
+    p[4] = ph * wp
+    p[5] = (g[23] - h - ph) * wp
+    p[6] = g[18]
+    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], g, ctx[5], ctx[6], k, ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], p, ctx[14])
 
 
 @micropython.viper

@@ -8,6 +8,15 @@ requantized as q_requant.requant, bit for bit. Does not allocate.
 
 import micropython
 
+_SHARED = []
+
+
+def shared():
+    """(gather, requant_row), one tuple for every step that uses them."""
+    if not _SHARED:
+        _SHARED.append((gather, requant_row))
+    return _SHARED[0]
+
 
 @micropython.viper
 def gather(x: ptr8, col: ptr8, d: int, g: ptr32, sxobj, colobj, plane: int, oy: int):  # noqa: F821

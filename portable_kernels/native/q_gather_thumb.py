@@ -21,27 +21,69 @@ skips it. Same bytes and sums as q_conv_viper._gather; nothing allocates.
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
-from array import array
-
 import micropython
 
+_SHARED = []  # the one (tab, ctl, colrows, psums, gather, fill) of every step
 
-def prepare(geom, pad, kn, kp):
-    """(tab, ctl, colrows, psums) of a convolution, or None (kernel taller than 30)."""
-    n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
+
+def shared(kw, kh):
+    """(tab, ctl, colrows, psums, gather, fill) shared by every convolution, tab
+    grown for kw (load time), or None (kernel taller than 30 rows)."""
     if kh > 30:
         return None
-    tab = []
+    from portable_kernels.util import scratch
+
+    tab = scratch.rows("qg tab", 6 * kw)
+    if not _SHARED:
+        _SHARED.append((tab, scratch.rows("qg ctl", 26), colrows, psums, gather, fill))
+    return _SHARED[0]
+
+
+def fill(tab, ctl, g):
+    """Writes a convolution's tab and the constant words of its ctl (module
+    docstring; the others are set per row or are colrows' scratch) from its g
+    words (native/q_conv_viper._step, every run; allocates nothing)."""
+    w = g[7]
+    kw = g[9]
+    sw = g[11]
+    pw = g[13]
+    dw = g[15]
+    ow = g[17]
+    kp = g[23]
     for kx in range(kw):
         t = pw - kx * dw  # ix = ox * sw - t
-        lo = max(0, (t + sw - 1) // sw)
-        hi = min(ow, (w - 1 + t) // sw + 1) if w - 1 + t >= 0 else 0
-        lo = min(lo, hi)
-        tab += [lo * kp, hi * kp, lo * sw - t]
-    tab += [ow * kp, ow * kp, 0] * kw
-    ctl = [0, 0, kw, kp, sw, pad, ow * kp, 0, 0, 0, 0, cpg * kh, ow, 0, 0, 0, 0, 0, 0, kn & ~3, kn & 3]
-    ctl += [0, 0, dh * w, h * w - kh * dh * w, kh]
-    return (array("i", tab), array("i", ctl), colrows, psums, gather)
+        lo = (t + sw - 1) // sw if t > 0 else 0
+        hi = 0
+        if w - 1 + t >= 0:
+            hi = (w - 1 + t) // sw + 1
+            if hi > ow:
+                hi = ow
+        if lo > hi:
+            lo = hi
+        e = 3 * kx
+        tab[e] = lo * kp
+        tab[e + 1] = hi * kp
+        tab[e + 2] = lo * sw - t
+        e += 3 * kw
+        tab[e] = ow * kp
+        tab[e + 1] = ow * kp
+        tab[e + 2] = 0
+    h = g[6]
+    kh = g[8]
+    dh = g[14]
+    kn = g[22]
+    ctl[2] = kw
+    ctl[3] = kp
+    ctl[4] = sw
+    ctl[5] = g[18]  # the padding byte, zx + 128
+    ctl[6] = ow * kp
+    ctl[11] = g[5] * kh
+    ctl[12] = ow
+    ctl[19] = kn & ~3
+    ctl[20] = kn & 3
+    ctl[23] = dh * w
+    ctl[24] = h * w - kh * dh * w
+    ctl[25] = kh
 
 
 @micropython.viper

@@ -19,14 +19,20 @@ Writes only out and ctl's scratch; returns 0 (a small int: nothing allocates).
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
-from array import array
-
 import micropython
 
 
-def make_ctl(opg, ow, plane, zo, lo, hi):
-    """The ctl array of rows() (load time): 16 words, whatever the channel count."""
-    return array("i", [opg * 4, ow, plane, 0, opg, 0, zo, lo, hi, 0, 0, 0, 0, 0, 0x7FFF, 0])
+def fill_ctl(ctl, opg, ow, plane, zo, lo, hi):
+    """Writes rows()'s constant control words into ctl (steps share one: allocates
+    nothing). The others are rows()'s scratch, or set per call by the step."""
+    ctl[0] = opg * 4
+    ctl[1] = ow
+    ctl[2] = plane
+    ctl[4] = opg
+    ctl[6] = zo
+    ctl[7] = lo
+    ctl[8] = hi
+    ctl[14] = 0x7FFF
 
 
 @micropython.asm_thumb
