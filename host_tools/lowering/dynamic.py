@@ -11,6 +11,7 @@ in ExecuTorch's edge dialect. A size computed from a dynamic dim
 (`x.shape[2] // 2` in the model) is refused at export with the line using it.
 """
 
+import sympy
 import torch
 
 from host_tools.lowering.nodes import UnsupportedOps
@@ -41,7 +42,7 @@ def bound_sizes(val, name):
         if is_symbolic(s):
             dynamic = True
             upper = s.node.shape_env.bound_sympy(s.node.expr).upper
-            if not upper.is_finite:
+            if not isinstance(upper, sympy.Integer):  # int_oo: a Dim without max
                 raise UnsupportedOps(
                     "tensor %s: dim %d (%s) has no upper bound; export it with torch.export.Dim(name, max=...)" % (name, d, s)
                 )

@@ -221,6 +221,8 @@ class Lowering:
         if target is cond.COND:
             self.env[node] = cond.lower_cond(self, node, args)
             return
+        if isinstance(node.meta.get("val"), torch.SymInt):  # arithmetic on a dynamic dim's size
+            dynamic.refuse_symbolic(node.meta["val"], str(target))
         if not isinstance(target, torch._ops.OpOverload):
             self.unsupported.append((str(target), where(node)))
             return
