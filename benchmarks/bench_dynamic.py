@@ -17,7 +17,7 @@ import runpy
 
 import torch
 
-from host_tools import export
+from host_tools import export, run
 from host_tools.targets.calls import run_calls
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "host_tools", "examples", "sensor_window.py")
@@ -40,15 +40,21 @@ def main():
     ex = "execute_instructions" if unit == "instructions" else "execute_us"
     si = "set_input_instructions" if unit == "instructions" else "set_input_us"
     print("%s, %s; dynamic program planned for 128 samples: %d B arena" % (args.target, unit, got[0].stats["arena_bytes"]))
-    print("| window | set_input (resize) | set_input (same shape) | execute dynamic | execute static | ratio |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("| window | set_input (resize) | set_input (same shape) | set_input static | execute dynamic | execute static | ratio |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     for k, w in enumerate(windows):
         static = run_calls(export(model, (w,)), [("forward", (w,))] * 2, args.target)[1].stats
         first, again = got[2 * k].stats, got[2 * k + 1].stats
         print(
-            "| %d | %d | %d | %d | %d | %.3f |"
-            % (w.shape[2], first[si], again[si], again[ex], static[ex], again[ex] / static[ex])
+            "| %d | %d | %d | %d | %d | %d | %.3f |"
+            % (w.shape[2], first[si], again[si], static[si], again[ex], static[ex], again[ex] / static[ex])
         )
+    heap = [
+        run(pte, [windows[0]], args.target, repeat=1).stats["first_load_method_heap_bytes"]
+        for pte in (dynamic, export(model, (windows[0],)))
+    ]
+    if heap[0] is not None:
+        print("load_method heap: dynamic %d B, static (%d samples) %d B" % (heap[0], windows[0].shape[2], heap[1]))
     print("(the first row's resize is the first set_input after load: at the bound nothing changes shape)")
 
 

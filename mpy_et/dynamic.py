@@ -21,7 +21,7 @@ from mpy_et.tensor import Tensor, typed_view
 
 class Dynamic:
     """The dynamic tensors of one method (tensor -> its bound sizes) and the
-    instructions to prepare again: [step index, instruction, op, kernel, values]."""
+    instructions to prepare again: [step index, instruction, op, kernel, shape function, values]."""
 
     def __init__(self):
         self.bounds = {}
@@ -34,13 +34,14 @@ class Dynamic:
         """Keep instruction i (step j; -1: no step) if one of its values is dynamic."""
         for v in vals:
             if isinstance(v, Tensor) and v in self.bounds:
-                if name not in SHAPES:
+                fn = shape_function(name)
+                if fn is None:
                     raise MpyEtError(
                         NOT_SUPPORTED,
                         "instruction %d (%s): its tensors have dynamic shapes and mpy_et has no shape function for it "
-                        "(dynamic dims work through: %s)" % (i, name, ", ".join(sorted(SHAPES))),
+                        "(dynamic dims work through: %s)" % (i, name, ", ".join(supported())),
                     )
-                self.calls.append([j, i, name, kernel, vals])
+                self.calls.append([j, i, name, kernel, fn, vals])
                 return
 
     def resize(self, method, index, t, sizes):
@@ -50,9 +51,7 @@ class Dynamic:
         sizes = tuple(sizes)
         if bound is None:
             if sizes != tuple(t.sizes):
-                raise MpyEtError(
-                    INVALID_ARGUMENT, "input %d has the static shape %s, got %s" % (index, list(t.sizes), list(sizes))
-                )
+                raise MpyEtError(INVALID_ARGUMENT, "input %d has the static shape %s, got %s" % (index, list(t.sizes), list(sizes)))
             return False
         if len(sizes) != len(bound):
             raise MpyEtError(INVALID_ARGUMENT, "input %d has %d dims (bound %s), got %s" % (index, len(bound), list(bound), list(sizes)))
@@ -69,11 +68,11 @@ class Dynamic:
         _set(t, sizes)
         steps, ctxs = method._steps, method._ctxs
         for call in self.calls:
-            j, i, name, kernel, vals = call
+            j, i, name, kernel, fn, vals = call
             if not any(isinstance(v, Tensor) and v in changed for v in vals):
                 continue
             try:
-                shapes = SHAPES[name](vals)
+                shapes = fn(vals)
                 outs = vals[len(vals) - len(shapes) :]
                 for out, want in zip(outs, shapes):
                     want = tuple(want)
@@ -251,29 +250,57 @@ def _bmm(v):
     return ((v[0].sizes[0], v[0].sizes[1], v[1].sizes[2]),)
 
 
-SHAPES = {
-    "aten::convolution.out": _convolution,
-    "aten::avg_pool2d.out": _avg_pool2d,
-    "aten::max_pool2d_with_indices.out": _max_pool2d_with_indices,
-    "aten::mean.out": _reduce,
-    "aten::sum.IntList_out": _reduce,
-    "aten::amax.out": _reduce,
-    "aten::amin.out": _reduce,
-    "aten::squeeze_copy.out": lambda v: _squeeze(v, range(len(v[0].sizes))),
-    "aten::squeeze_copy.dim_out": lambda v: _squeeze(v, (v[1],)),
-    "aten::squeeze_copy.dims_out": lambda v: _squeeze(v, v[1]),
-    "aten::unsqueeze_copy.out": _unsqueeze,
-    "aten::view_copy.out": _view,
-    "aten::permute_copy.out": _permute,
-    "aten::mm.out": _mm,
-    "aten::addmm.out": _addmm,
-    "aten::bmm.out": _bmm,
+def _squeeze_all(v):
+    return _squeeze(v, range(len(v[0].sizes)))
+
+
+def _squeeze_dim(v):
+    return _squeeze(v, (v[1],))
+
+
+def _squeeze_dims(v):
+    return _squeeze(v, v[1])
+
+
+_SHAPES = {
+    "convolution.out": _convolution,
+    "avg_pool2d.out": _avg_pool2d,
+    "max_pool2d_with_indices.out": _max_pool2d_with_indices,
+    "mean.out": _reduce,
+    "sum.IntList_out": _reduce,
+    "amax.out": _reduce,
+    "amin.out": _reduce,
+    "squeeze_copy.out": _squeeze_all,
+    "squeeze_copy.dim_out": _squeeze_dim,
+    "squeeze_copy.dims_out": _squeeze_dims,
+    "unsqueeze_copy.out": _unsqueeze,
+    "view_copy.out": _view,
+    "permute_copy.out": _permute,
+    "mm.out": _mm,
+    "addmm.out": _addmm,
+    "bmm.out": _bmm,
 }
-for _name in (
-    "relu.out sigmoid.out tanh.out hardtanh.out clamp.out clone.out alias_copy.out _to_copy.out _softmax.out "
-    "_log_softmax.out gelu.out silu.out hardswish.out hardsigmoid.out leaky_relu.out elu.out exp.out neg.out abs.out "
-    "sqrt.out rsqrt.out add.Scalar_out sub.Scalar_out mul.Scalar_out div.Scalar_out rsub.Scalar_out"
-).split():
-    SHAPES["aten::" + _name] = _same
-for _name in "add.out sub.out mul.out div.out maximum.out minimum.out where.self_out".split():
-    SHAPES["aten::" + _name] = _broadcast
+# One string each (not a dict entry per name): RAM on a board.
+_SAME = (
+    " relu.out sigmoid.out tanh.out hardtanh.out clamp.out clone.out alias_copy.out _to_copy.out _softmax.out"
+    " _log_softmax.out gelu.out silu.out hardswish.out hardsigmoid.out leaky_relu.out elu.out exp.out neg.out abs.out"
+    " sqrt.out rsqrt.out add.Scalar_out sub.Scalar_out mul.Scalar_out div.Scalar_out rsub.Scalar_out "
+)
+_BROADCAST = " add.out sub.out mul.out div.out maximum.out minimum.out where.self_out "
+
+
+def shape_function(name):
+    """The shape function of operator `name` (values of a call -> out shapes), or None."""
+    if not name.startswith("aten::"):
+        return None
+    base = name[6:]
+    fn = _SHAPES.get(base)
+    if fn is None and " " not in base:
+        key = " " + base + " "
+        fn = _same if key in _SAME else _broadcast if key in _BROADCAST else None
+    return fn
+
+
+def supported():
+    """The operators dynamic dims work through (for messages)."""
+    return sorted(["aten::" + n for n in list(_SHAPES) + (_SAME + _BROADCAST).split()])

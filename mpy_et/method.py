@@ -166,7 +166,9 @@ class Method:
         dyn = r.scalar(pos, S.TENSOR_SHAPE_DYNAMISM, FlatReader.u8, 0, what)
         if dyn != S.TENSOR_SHAPE_DYNAMISM_STATIC and dyn != S.TENSOR_SHAPE_DYNAMISM_DYNAMIC_BOUND:
             raise MpyEtError(
-                NOT_SUPPORTED, "%s: unbounded dynamic shapes (shape_dynamism %d) are not supported; export with an upper bound (Dim(max=...))" % (what, dyn)
+                NOT_SUPPORTED,
+                "%s: unbounded dynamic shapes (shape_dynamism %d) are not supported; export with an upper bound (Dim(max=...))"
+                % (what, dyn),
             )
         s, k = r.vector(pos, S.TENSOR_SIZES, 4, what)
         sizes = r.ints(s, k, "i")
@@ -591,7 +593,9 @@ class Method:
         t = self.input(i)
         if self._dynamic is None:
             if tuple(sizes) != tuple(t.sizes):
-                raise MpyEtError(INVALID_ARGUMENT, "%s input %d has the static shape %s, got %s" % (self.name, i, list(t.sizes), list(sizes)))
+                raise MpyEtError(
+                    INVALID_ARGUMENT, "%s input %d has the static shape %s, got %s" % (self.name, i, list(t.sizes), list(sizes))
+                )
             return False
         try:
             changed = self._dynamic.resize(self, i, t, sizes)
