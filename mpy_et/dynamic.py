@@ -15,23 +15,33 @@ resize their outputs inside execute() instead; the results are the same.
 Imported only by methods that have a dynamic tensor.
 """
 
+from mpy_et import schema as S
 from mpy_et.errors import INVALID_ARGUMENT, NOT_SUPPORTED, MpyEtError
+from mpy_et.flatbuf import FlatReader
 from mpy_et.tensor import Tensor, typed_view
+
+_SYM_SIZE = "aten::sym_size.int"
 
 
 class Dynamic:
-    """The dynamic tensors of one method (tensor -> its bound sizes) and the
-    instructions to prepare again: [step index, instruction, op, kernel, shape function, values]."""
+    """The dynamic tensors of one method (tensor -> its bound sizes), the
+    instructions to prepare again: [step index, instruction, op, kernel,
+    shape function, values, sizes], and the current value of each
+    aten::sym_size result (value index -> int). `sizes`: a sym_size's value
+    index, or the size lists of a call that refer to sym_size results,
+    [(argument position, their value indices, the list as loaded)], or None."""
 
     def __init__(self):
         self.bounds = {}
         self.calls = []
+        self.ints = {}
 
     def add(self, t):
         self.bounds[t] = t.sizes
 
-    def note(self, j, i, name, kernel, vals):
-        """Keep instruction i (step j; -1: no step) if one of its values is dynamic."""
+    def note(self, j, i, name, kernel, vals, args, method):
+        """Keep instruction i (step j; -1: no step; args: its value indices)
+        if one of its values is dynamic (method: loading, for size lists)."""
         for v in vals:
             if isinstance(v, Tensor) and v in self.bounds:
                 fn = shape_function(name)
@@ -41,7 +51,13 @@ class Dynamic:
                         "instruction %d (%s): its tensors have dynamic shapes and mpy_et has no shape function for it "
                         "(dynamic dims work through: %s)" % (i, name, ", ".join(supported())),
                     )
-                self.calls.append([j, i, name, kernel, fn, vals])
+                sizes = None
+                if name == _SYM_SIZE:
+                    sizes = args[2]
+                    self.ints[sizes] = vals[0].sizes[vals[1] % len(vals[0].sizes)]
+                elif self.ints:
+                    sizes = _sym_lists(self.ints, vals, args, method)
+                self.calls.append([j, i, name, kernel, fn, vals, sizes])
                 return
 
     def resize(self, method, index, t, sizes):
@@ -68,9 +84,15 @@ class Dynamic:
         _set(t, sizes)
         steps, ctxs = method._steps, method._ctxs
         for call in self.calls:
-            j, i, name, kernel, fn, vals = call
-            if not any(isinstance(v, Tensor) and v in changed for v in vals):
+            j, i, name, kernel, fn, vals, sizes = call
+            if sizes is None and not any(isinstance(v, Tensor) and v in changed for v in vals):
                 continue
+            if name == _SYM_SIZE:
+                self.ints[sizes] = vals[0].sizes[vals[1] % len(vals[0].sizes)]
+                continue
+            if sizes is not None:  # size lists with sym_size results: their current values
+                for p, items, loaded in sizes:
+                    vals[p] = tuple(self.ints[k] if k in self.ints else loaded[q] for q, k in enumerate(items))
             try:
                 shapes = fn(vals)
                 outs = vals[len(vals) - len(shapes) :]
@@ -100,6 +122,26 @@ class Dynamic:
             )
         if len(want) != len(bound) or any(want[d] > bound[d] for d in range(len(want))):
             raise MpyEtError(INVALID_ARGUMENT, "out shape %s exceeds the planned bound %s" % (list(want), list(bound)))
+
+
+def _sym_lists(ints, vals, args, method):
+    """[(position, item value indices, loaded tuple)] of the call's int lists
+    that refer to sym_size results, or None."""
+    r = method.program.reader
+    out = None
+    for p in range(len(vals)):
+        if isinstance(vals[p], tuple):
+            ev = r.table_at(method._values_start, args[p], "value")
+            if r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, "value") != S.KERNEL_TYPES_INT_LIST:
+                continue
+            s, k = r.vector(r.subtable(ev, S.EVALUE_VAL, "value"), S.INT_LIST_ITEMS, 8, "value")
+            items = r.ints(s, k, "q")
+            for k in items:
+                if k in ints:
+                    out = out or []
+                    out.append((p, items, vals[p]))
+                    break
+    return out
 
 
 def shape_of(data):
@@ -250,6 +292,10 @@ def _bmm(v):
     return ((v[0].sizes[0], v[0].sizes[1], v[1].sizes[2]),)
 
 
+def _no_tensor(v):
+    return ()
+
+
 def _squeeze_all(v):
     return _squeeze(v, range(len(v[0].sizes)))
 
@@ -291,6 +337,10 @@ _BROADCAST = " add.out sub.out mul.out div.out maximum.out minimum.out where.sel
 
 def shape_function(name):
     """The shape function of operator `name` (values of a call -> out shapes), or None."""
+    if name == "executorch_prim::et_view.default":
+        return _view
+    if name == _SYM_SIZE:
+        return _no_tensor
     if not name.startswith("aten::"):
         return None
     base = name[6:]
@@ -303,4 +353,4 @@ def shape_function(name):
 
 def supported():
     """The operators dynamic dims work through (for messages)."""
-    return sorted(["aten::" + n for n in list(_SHAPES) + (_SAME + _BROADCAST).split()])
+    return sorted(["aten::" + n for n in list(_SHAPES) + (_SAME + _BROADCAST).split()] + [_SYM_SIZE, "executorch_prim::et_view.default"])

@@ -398,7 +398,7 @@ class Method:
                     if last[a] == i + 1:
                         values[a] = None
                 if self._dynamic is not None:  # kept to prepare again at a new input shape
-                    self._dynamic.note(-1 if step is None else j, i, name, kernel, vals)
+                    self._dynamic.note(-1 if step is None else j, i, name, kernel, vals, args, self)
                 if step is None:
                     no_step.append(i)  # rare (a no-op kernel): step_ops() skips it
                 else:

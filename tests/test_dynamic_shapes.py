@@ -122,6 +122,61 @@ def test_executorch_pte_with_a_batch_dim_runs_on_mpy_et():
         _assert_calls(run_calls(data, calls, target), reference_outputs(model, calls), ATOL, target)
 
 
+class Cnn(torch.nn.Module):
+    """flatten of a dynamic batch: ExecuTorch writes aten::sym_size.int and an
+    executorch_prim::et_view whose size list refers to its result."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.fc = torch.nn.Conv2d(1, 2, 3), torch.nn.Linear(2 * 4 * 4, 3)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.conv(x)).flatten(1))
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "circuitpython", "cortex-m3"])
+def test_executorch_pte_with_sym_size_and_et_view_runs_on_mpy_et(target):
+    torch.manual_seed(0)
+    model = Cnn().eval()
+    data = _executorch_pte(model, (torch.randn(8, 1, 6, 6),), ({0: Dim("b", max=8)},))
+    ops = Program.load(data).operator_names("forward")
+    assert "aten::sym_size.int" in ops and "executorch_prim::et_view.default" in ops, ops
+    calls = [("forward", (torch.randn(b, 1, 6, 6),)) for b in (3, 8, 1, 3)]
+    _assert_calls(run_calls(data, calls, target), reference_outputs(model, calls), tolerance(target, model, calls[1][1]), target)
+
+
+def test_our_batch_cnn_runs_here_and_in_executorch():
+    """Ours writes the dynamic flatten as one view_copy (the batch as -1)."""
+    from executorch.runtime import Runtime
+
+    torch.manual_seed(0)
+    model = Cnn().eval()
+    data = export(model, (torch.randn(8, 1, 6, 6),), dynamic_shapes=({0: Dim("b", max=8)},))
+    ours = Program.load(data).load_method()
+    theirs = Runtime.get().load_program(data).load_method("forward")
+    for b in (2, 8, 1):
+        x = torch.randn(b, 1, 6, 6)
+        ours.set_input(0, x.tolist())
+        ours.execute()
+        assert torch.allclose(torch.tensor(ours.output(0).tolist()), model(x), atol=ATOL), b
+        assert torch.allclose(theirs.execute([x])[0], model(x), atol=ATOL), b
+
+
+def test_et_view_checks_its_tensors():
+    from mpy_et import dtypes
+    from mpy_et.tensor import Tensor
+    from portable_kernels.op_et_view import et_view_default
+
+    x, out = Tensor(dtypes.FLOAT, (2, 3)), Tensor(dtypes.FLOAT, (5,))
+    x.bind(bytearray(24), 0)
+    with pytest.raises(MpyEtError, match="does not hold the 6 elements"):
+        et_view_default(x, (5,), out)
+    with pytest.raises(MpyEtError):
+        et_view_default(x, (6,), Tensor(dtypes.INT, (6,)))
+    out = Tensor(dtypes.FLOAT, (6,))
+    assert et_view_default(x, (6,), out) is None and out.buf is x.buf
+
+
 def test_executorch_pte_with_a_sequence_dim_runs_on_mpy_et(sensor):
     model, calls, expected, _, ns = sensor
     data = _executorch_pte(model, ns["example_inputs"], ns["dynamic_shapes"])
