@@ -69,6 +69,8 @@ class Dynamic:
             if sizes != tuple(t.sizes):
                 raise MpyEtError(INVALID_ARGUMENT, "input %d has the static shape %s, got %s" % (index, list(t.sizes), list(sizes)))
             return False
+        if sizes == t.sizes:  # the shape it has (within the bound): nothing to do
+            return False
         if len(sizes) != len(bound):
             raise MpyEtError(INVALID_ARGUMENT, "input %d has %d dims (bound %s), got %s" % (index, len(bound), list(bound), list(sizes)))
         for d in range(len(sizes)):
@@ -78,15 +80,19 @@ class Dynamic:
                     "input %d dim %d is %d; the program's bound for it is %d (shape %s, bound %s)"
                     % (index, d, sizes[d], bound[d], list(sizes), list(bound)),
                 )
-        if sizes == tuple(t.sizes):
-            return False
         changed = {t: True}
         _set(t, sizes)
         steps, ctxs = method._steps, method._ctxs
-        for call in self.calls:
+        for call in self.calls:  # plain loops: no generator per call (a board's set_input time)
             j, i, name, kernel, fn, vals, sizes = call
-            if sizes is None and not any(isinstance(v, Tensor) and v in changed for v in vals):
-                continue
+            if sizes is None:
+                hit = False
+                for v in vals:
+                    if isinstance(v, Tensor) and v in changed:
+                        hit = True
+                        break
+                if not hit:
+                    continue
             if name == _SYM_SIZE:
                 self.ints[sizes] = vals[0].sizes[vals[1] % len(vals[0].sizes)]
                 continue
@@ -95,11 +101,14 @@ class Dynamic:
                     vals[p] = tuple(self.ints[k] if k in self.ints else loaded[q] for q, k in enumerate(items))
             try:
                 shapes = fn(vals)
-                outs = vals[len(vals) - len(shapes) :]
-                for out, want in zip(outs, shapes):
-                    want = tuple(want)
-                    if want != tuple(out.sizes):
-                        self._check_bound(out, want, i, name)
+                k = len(vals) - len(shapes)
+                for want in shapes:
+                    out = vals[k]
+                    k += 1
+                    if type(want) is not tuple:
+                        want = tuple(want)
+                    if want != out.sizes:
+                        self._check_bound(out, want)
                         _set(out, want)
                         changed[out] = True
                 step = kernel(*vals)
@@ -114,13 +123,16 @@ class Dynamic:
                 steps[j], ctxs[j] = step
         return True
 
-    def _check_bound(self, out, want, i, name):
+    def _check_bound(self, out, want):
         bound = self.bounds.get(out)
         if bound is None:
             raise MpyEtError(
                 INVALID_ARGUMENT, "its out tensor is static %s but would be %s at this input shape" % (list(out.sizes), list(want))
             )
-        if len(want) != len(bound) or any(want[d] > bound[d] for d in range(len(want))):
+        over = len(want) != len(bound)
+        for d in range(0 if over else len(want)):
+            over = over or want[d] > bound[d]
+        if over:
             raise MpyEtError(INVALID_ARGUMENT, "out shape %s exceeds the planned bound %s" % (list(want), list(bound)))
 
 
@@ -146,7 +158,8 @@ def _sym_lists(ints, vals, args, method):
 
 def shape_of(data):
     """The shape of set_input's data when it carries one (a Tensor or nested
-    lists), else None (bytes, arrays: the input keeps its shape)."""
+    lists), else None (bytes, arrays: the input keeps its shape). Also
+    Dynamic.shape_of (no import statement per set_input)."""
     if isinstance(data, Tensor):
         return data.sizes
     if isinstance(data, (list, tuple)):
@@ -354,3 +367,6 @@ def shape_function(name):
 def supported():
     """The operators dynamic dims work through (for messages)."""
     return sorted(["aten::" + n for n in list(_SHAPES) + (_SAME + _BROADCAST).split()] + [_SYM_SIZE, "executorch_prim::et_view.default"])
+
+
+Dynamic.shape_of = staticmethod(shape_of)

@@ -574,11 +574,10 @@ class Method:
         An input with dynamic dims (exported with an upper bound) takes the
         shape of a Tensor or nested list within its bound: see resize_input."""
         t = self.input(i)
-        if self._dynamic is not None:
-            from mpy_et.dynamic import shape_of
-
-            sizes = shape_of(data)
-            if sizes is not None and t in self._dynamic.bounds:
+        dynamic = self._dynamic
+        if dynamic is not None and t in dynamic.bounds:
+            sizes = dynamic.shape_of(data)
+            if sizes is not None:
                 self.resize_input(i, sizes)
         try:
             t.copy_from(data)
