@@ -130,19 +130,24 @@ def cmd_export(args):
 
 
 def _dynamic_shapes(specs, inputs):
-    """--dynamic INPUT:DIM:MAX[,...] -> torch.export dynamic_shapes (each dim from 1 to MAX)."""
+    """--dynamic INPUT:DIM:[MIN:]MAX, repeated -> torch.export dynamic_shapes."""
     from torch.export import Dim
 
     shapes = [None] * len(inputs)
     for spec in specs:
         try:
-            i, d, high = (int(x) for x in spec.split(":"))
-            if not 0 <= i < len(inputs) or not 0 <= d < inputs[i].dim() or high < 2:
+            parts = [int(x) for x in spec.split(":")]
+            if len(parts) not in (3, 4):
+                raise ValueError
+            i, d, low, high = parts if len(parts) == 4 else parts[:2] + [None] + parts[2:]
+            if not 0 <= i < len(inputs) or not 0 <= d < inputs[i].dim() or high < 2 or (low is not None and not 0 <= low <= high):
                 raise ValueError
         except ValueError:
-            raise CliError("--dynamic %r: expected INPUT:DIM:MAX (an input index, its dim, an upper bound >= 2)" % spec) from None
+            raise CliError(
+                "--dynamic %r: expected INPUT:DIM:[MIN:]MAX (an input index, its dim, a lower bound, an upper bound >= 2)" % spec
+            ) from None
         shapes[i] = shapes[i] or {}
-        shapes[i][d] = Dim("input%d_dim%d" % (i, d), max=high)
+        shapes[i][d] = Dim("input%d_dim%d" % (i, d), max=high) if low is None else Dim("input%d_dim%d" % (i, d), min=low, max=high)
     return tuple(shapes)
 
 
@@ -424,8 +429,8 @@ def _parser():
     e.add_argument(
         "--dynamic",
         action="append",
-        metavar="INPUT:DIM:MAX",
-        help="a dynamic dim with an upper bound, e.g. 0:2:128 (default: the model file's `dynamic_shapes`); repeatable",
+        metavar="INPUT:DIM:[MIN:]MAX",
+        help="a dynamic dim with bounds, e.g. 0:2:16:128 (default: the model file's `dynamic_shapes`); repeatable",
     )
     e.add_argument("--bundle", action="store_true", help="also write a bundled program (.bpte: the program and its example as a test case)")
     e.add_argument(

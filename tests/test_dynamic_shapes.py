@@ -225,3 +225,17 @@ def test_export_refuses_what_the_device_cannot_resize():
         export(Computed(), (torch.randn(4, 6),), dynamic_shapes=({0: Dim("b", max=8)},))
     with pytest.raises(ValueError, match="dynamic_shapes"):
         export(Mlp(), (torch.randn(4, 6),), dynamic_shapes=({0: Dim("b", max=8)},), patch=True)
+
+
+def test_cli_export_with_a_dynamic_dim_and_run(tmp_path, capsys):
+    from host_tools import cli
+
+    pte = str(tmp_path / "sensor.pte")
+    assert cli.main(["export", EXAMPLES + "/sensor_window.py", "-o", pte]) == 0  # the file's dynamic_shapes and calls
+    assert cli.main(["run", pte, "--target", "unix"]) == 0
+    assert "MATCH over 5 calls" in capsys.readouterr().out
+    assert cli.main(["export", EXAMPLES + "/sensor_window.py", "-o", pte, "--dynamic", "0:2:16:128"]) == 0  # the option instead
+    method = Program.load(open(pte, "rb").read()).load_method()
+    assert method.resize_input(0, (1, 3, 20)) is True and method.output(0).sizes == (1, 4)
+    assert cli.main(["export", EXAMPLES + "/sensor_window.py", "-o", pte, "--dynamic", "0:7:8"]) == 1
+    assert "expected INPUT:DIM:[MIN:]MAX" in capsys.readouterr().err
