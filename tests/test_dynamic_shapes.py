@@ -70,6 +70,16 @@ def test_execute_allocates_nothing_after_a_resize(target):
         assert r.stats["execute_heap_locked"] is True and r.stats["execute_heap_bytes"] == 0, r.stats
 
 
+@pytest.mark.parametrize("target", ["cpython", "unix"])
+def test_host_tools_run_passes_the_inputs_shapes(sensor, target):
+    from host_tools import run
+
+    model, _, _, data, _ = sensor
+    x = torch.randn(1, 3, 40)
+    res = run(data, [x], target, repeat=1)
+    assert torch.allclose(res.outputs[0], model(x), atol=ATOL), res.outputs
+
+
 def test_only_the_steps_whose_shapes_change_are_prepared_again(sensor):
     _, _, _, data, _ = sensor
     method = Program.load(data).load_method()
