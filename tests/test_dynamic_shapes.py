@@ -249,3 +249,21 @@ def test_cli_export_with_a_dynamic_dim_and_run(tmp_path, capsys):
     assert method.resize_input(0, (1, 3, 20)) is True and method.output(0).sizes == (1, 4)
     assert cli.main(["export", EXAMPLES + "/sensor_window.py", "-o", pte, "--dynamic", "0:7:8"]) == 1
     assert "expected INPUT:DIM:[MIN:]MAX" in capsys.readouterr().err
+
+
+def test_unbounded_shapes_and_streamed_dynamic_programs_are_refused_at_load(sensor, tmp_path):
+    from mpy_et import schema as S
+    from mpy_et.errors import NOT_SUPPORTED
+    from tests.pte_mutations import Locator, _put
+
+    data = sensor[3]
+    loc = Locator(data)
+    unbound = _put(data, loc.r.field(loc.planned_tensor(), S.TENSOR_SHAPE_DYNAMISM, ""), "<B", 2)  # DYNAMIC_UNBOUND
+    with pytest.raises(MpyEtError) as e:
+        Program.load(unbound).load_method()
+    assert e.value.code == NOT_SUPPORTED and "unbounded dynamic shapes" in e.value.message
+    path = tmp_path / "sensor.pte"
+    path.write_bytes(data)
+    with pytest.raises(MpyEtError) as e:
+        Program.load(str(path), stream=True).load_method()
+    assert e.value.code == NOT_SUPPORTED and "streamed" in e.value.message
