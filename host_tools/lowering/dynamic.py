@@ -5,9 +5,11 @@ tensor whose shape has a symbolic dim is written with its upper bound as
 sizes (what the memory plan holds) and shape_dynamism DYNAMIC_BOUND. The
 device resizes them at set_input (mpy_et/dynamic.py).
 
-A view of a dynamic tensor cannot be an alias (the device would have no
-instruction to give it its new shape): it runs as its *_copy operator, as
-in ExecuTorch's edge dialect. A size computed from a dynamic dim
+A view of a dynamic tensor cannot be a bare alias (the device would have no
+instruction to give it its new shape): it is ExecuTorch's
+`executorch_prim::et_view` (no copy: the out is an alias of the same bytes,
+its size list has the dynamic dim as -1), or, with more than one dynamic dim,
+a squeeze / unsqueeze runs as its *_copy operator. A size computed from a dynamic dim
 (`x.shape[2] // 2` in the model) is refused at export with the line using it.
 """
 
@@ -51,8 +53,20 @@ def bound_sizes(val, name):
     return tuple(sizes), dynamic
 
 
+ET_VIEW = "executorch_prim::et_view.default"
+
+
+def view_size(node):
+    """The size list of an et_view for a view node: its shape with the one
+    dynamic dim as -1; None when more than one dim is dynamic."""
+    shape = list(node.meta["val"].shape)
+    if sum(1 for s in shape if is_symbolic(s)) > 1:
+        return None
+    return [-1 if is_symbolic(s) else int(s) for s in shape]
+
+
 def as_copy(target, node, args):
-    """(copy op, args) a view op on a dynamic tensor runs as."""
+    """(copy op, args) a view op on a dynamic tensor runs as when it is no et_view."""
     if target in _RESHAPES:
         shape = list(node.meta["val"].shape)
         symbolic = [d for d, s in enumerate(shape) if is_symbolic(s)]

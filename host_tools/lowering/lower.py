@@ -230,7 +230,15 @@ class Lowering:
             self.env[node] = target(*args, **kwargs)  # constant folding
             return
         if target in VIEW_OPS and self._dynamic(args[0], node):
-            target, args = dynamic.as_copy(target, node, args)  # a dynamic view: a copy the device resizes
+            size = dynamic.view_size(node)
+            if size is not None:  # ExecuTorch's et_view: an alias the device resizes
+                x = self._tensor_arg(args[0])
+                ref = self._new_tensor(node.meta["val"], node.name, alias_of=self.ir.storage_of(x))
+                self.env[node] = ref
+                ins = [x, self._emit(size, "List[int]"), ref.index]
+                self.ir.instructions.append(Instruction(dynamic.ET_VIEW, ins, where(node)))
+                return
+            target, args = dynamic.as_copy(target, node, args)  # more than one dynamic dim: a copy
         elif target in VIEW_OPS:
             base = self.ir.storage_of(self._tensor_arg(args[0]))
             self.env[node] = self._new_tensor(node.meta["val"], node.name, alias_of=base)
