@@ -65,6 +65,9 @@ def cmd_export(args):
         kw["delegate"] = args.delegate
     if args.patch:
         kw["patch"] = True
+    dynamic = _dynamic_shapes(args.dynamic, inputs) if args.dynamic else ns.get("dynamic_shapes")
+    if dynamic is not None:
+        kw["dynamic_shapes"] = dynamic
     data = _export(export, model, inputs, args.output, args.model, **kw)
     patched = kw["report"].get("patch")
     if patched:
@@ -81,7 +84,7 @@ def cmd_export(args):
     if kw["report"].get("delegated"):
         runs = kw["report"]["delegated"]
         print("delegated to %s: %d call(s) replacing %d operator call(s)" % (args.delegate, len(runs), sum(len(r) for r in runs)))
-    if _keeps_state(data, kernels):  # `run` makes the calls in order, each against PyTorch
+    if dynamic is not None or _keeps_state(data, kernels):  # `run` makes the calls in order, each against PyTorch
         from host_tools.targets.calls import default_calls, reference_outputs
 
         calls = ns.get("calls") or default_calls(inputs, ns.get("methods"))
@@ -124,6 +127,28 @@ def cmd_export(args):
 
         print("\n".join(report_lines(quant["report"])))
     print(summary(data, load(kernels)[1]))
+
+
+def _dynamic_shapes(specs, inputs):
+    """--dynamic INPUT:DIM:[MIN:]MAX, repeated -> torch.export dynamic_shapes."""
+    from torch.export import Dim
+
+    shapes = [None] * len(inputs)
+    for spec in specs:
+        try:
+            parts = [int(x) for x in spec.split(":")]
+            if len(parts) not in (3, 4):
+                raise ValueError
+            i, d, low, high = parts if len(parts) == 4 else parts[:2] + [None] + parts[2:]
+            if not 0 <= i < len(inputs) or not 0 <= d < inputs[i].dim() or high < 2 or (low is not None and not 0 <= low <= high):
+                raise ValueError
+        except ValueError:
+            raise CliError(
+                "--dynamic %r: expected INPUT:DIM:[MIN:]MAX (an input index, its dim, a lower bound, an upper bound >= 2)" % spec
+            ) from None
+        shapes[i] = shapes[i] or {}
+        shapes[i][d] = Dim("input%d_dim%d" % (i, d), max=high) if low is None else Dim("input%d_dim%d" % (i, d), min=low, max=high)
+    return tuple(shapes)
 
 
 def _keeps_state(data, kernels=None):
@@ -400,6 +425,12 @@ def _parser():
     e.add_argument("--kernels", help="a .py file of custom operators' device kernels (KERNELS; default: the model file's `kernels`)")
     e.add_argument(
         "--delegate", choices=["ulab"], help="hand what the backend claims to it (ulab: fp32 linear/conv on CircuitPython's ulab)"
+    )
+    e.add_argument(
+        "--dynamic",
+        action="append",
+        metavar="INPUT:DIM:[MIN:]MAX",
+        help="a dynamic dim with bounds, e.g. 0:2:16:128 (default: the model file's `dynamic_shapes`); repeatable",
     )
     e.add_argument("--bundle", action="store_true", help="also write a bundled program (.bpte: the program and its example as a test case)")
     e.add_argument(

@@ -17,13 +17,14 @@ def supported_ops():
     return set(KERNELS)
 
 
-def capture(model, example_inputs, method=None):
+def capture(model, example_inputs, method=None, dynamic_shapes=None):
     """torch.export + core ATen decompositions; `method`: the name of another
-    method of the model to capture instead of forward (ExecuTorch's patch_forward)."""
+    method of the model to capture instead of forward (ExecuTorch's patch_forward);
+    `dynamic_shapes`: torch.export's, with an upper bound on every dynamic dim."""
     if isinstance(model, torch.nn.Module):
         model = model.eval()
     if method is None:
-        return torch.export.export(model, tuple(example_inputs)).run_decompositions()
+        return torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes).run_decompositions()
     fn = getattr(type(model), method, None)
     if not callable(fn):
         raise ValueError("methods: the model (%s) has no method %r" % (type(model).__name__, method))
@@ -53,6 +54,7 @@ def export(
     kernels=None,
     patch=None,
     delegate=None,
+    dynamic_shapes=None,
 ):
     """Export a model to an ExecuTorch-compatible .pte.
 
@@ -117,6 +119,12 @@ def export(
             parts of the program it claims (DelegateCall instructions; see
             host_tools/delegates/__init__.py); with report, "delegated" lists
             the operators each call replaced.
+        dynamic_shapes: torch.export's dynamic_shapes, each dynamic dim with
+            an upper bound (e.g. ({2: torch.export.Dim("t", min=16, max=128)},)):
+            memory is planned for the bounds; Method.set_input with a
+            smaller shape resizes what depends on it (mpy_et/dynamic.py;
+            host_tools/lowering/dynamic.py says what is refused). Not with
+            quantize, patch, delegate or methods.
     Returns:
         The .pte file contents (bytes).
     Raises:
@@ -147,7 +155,9 @@ def export(
             if data is not None:
                 named[io.NAMED_DATA_KEY] = data
     else:
-        ep = capture(model, example_inputs)
+        ep = capture(model, example_inputs, dynamic_shapes=dynamic_shapes)
+    if dynamic_shapes is not None and (quantize or patch or delegate or methods):
+        raise ValueError("dynamic_shapes= is not supported with quantize, patch, delegate or methods")
     if methods and quantize is not None:
         raise ValueError("methods= (several methods in one program) is not supported with quantize")
     eps = {method_name: ep}

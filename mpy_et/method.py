@@ -42,6 +42,7 @@ class Method:
         self._making = -1  # the value index _tensor is making (streamed constants)
         self._state = None  # mpy_et.state.State: mutable buffers, if any
         self._jumps = False  # control flow (JumpFalseCall): execute() follows the steps' jumps
+        self._dynamic = None  # mpy_et.dynamic.Dynamic: tensors with bounded dynamic shapes, if any
         values = self._values(r, plan, w)
         self._inputs = self._io(r, plan, S.EXECUTION_PLAN_INPUTS, values, w + " inputs")
         self._outputs = self._io(r, plan, S.EXECUTION_PLAN_OUTPUTS, values, w + " outputs")
@@ -163,9 +164,11 @@ class Method:
         if r.scalar(pos, S.TENSOR_STORAGE_OFFSET, FlatReader.i32, 0, what):
             raise MpyEtError(NOT_SUPPORTED, "%s: nonzero storage_offset" % what)
         dyn = r.scalar(pos, S.TENSOR_SHAPE_DYNAMISM, FlatReader.u8, 0, what)
-        if dyn != S.TENSOR_SHAPE_DYNAMISM_STATIC:
+        if dyn != S.TENSOR_SHAPE_DYNAMISM_STATIC and dyn != S.TENSOR_SHAPE_DYNAMISM_DYNAMIC_BOUND:
             raise MpyEtError(
-                NOT_SUPPORTED, "%s: dynamic shapes (shape_dynamism %d) are not supported; export with static shapes" % (what, dyn)
+                NOT_SUPPORTED,
+                "%s: unbounded dynamic shapes (shape_dynamism %d) are not supported; export with an upper bound (Dim(max=...))"
+                % (what, dyn),
             )
         s, k = r.vector(pos, S.TENSOR_SIZES, 4, what)
         sizes = r.ints(s, k, "i")
@@ -189,6 +192,8 @@ class Method:
         t = Tensor(dtype, sizes)
         if order is not None:
             t.dim_order = order
+        if dyn:  # DYNAMIC_BOUND: sizes are the bound (mpy_et/dynamic.py)
+            self._add_dynamic(t, what)
         idx = r.scalar(pos, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, what)
         alloc = r.subtable(pos, S.TENSOR_ALLOCATION_INFO, what)
         if idx and not alloc:
@@ -238,6 +243,16 @@ class Method:
 
             self._state = State(self.program.file)
         self._state.add(t, source, self.program.claim_state(t))
+
+    def _add_dynamic(self, t, what):
+        """t's shape may shrink below its sizes (the bound) at set_input."""
+        if self._dynamic is None:
+            if self._stream is not None:
+                raise MpyEtError(NOT_SUPPORTED, "%s: dynamic shapes in a streamed program (load without stream=True)" % what)
+            from mpy_et.dynamic import Dynamic  # only methods with dynamic shapes pay for the module
+
+            self._dynamic = Dynamic()
+        self._dynamic.add(t)
 
     def _io(self, r, plan, slot, values, what):
         s, k = r.vector(plan, slot, 4, what)
@@ -382,6 +397,8 @@ class Method:
                 for a in args:
                     if last[a] == i + 1:
                         values[a] = None
+                if self._dynamic is not None:  # kept to prepare again at a new input shape
+                    self._dynamic.note(-1 if step is None else j, i, name, kernel, vals, args, self)
                 if step is None:
                     no_step.append(i)  # rare (a no-op kernel): step_ops() skips it
                 else:
@@ -395,6 +412,8 @@ class Method:
             for k in jumps:
                 ctxs[k] = (ctxs[k][0], at[ctxs[k][1]])
         del steps[j:], ctxs[j:]  # calls that needed no step (shrinks in place)
+        if self._dynamic is not None and (self._jumps or backends):
+            raise MpyEtError(NOT_SUPPORTED, "%s: dynamic shapes with control flow or delegates are not supported" % w)
         self._ctxs = ctxs
         return steps, no_step
 
@@ -550,12 +569,42 @@ class Method:
         return self._outputs[i]
 
     def set_input(self, i, data):
-        """Copy data (bytes, array, Tensor or list) into input i, checking dtype and size."""
+        """Copy data (bytes, array, Tensor or list) into input i, checking dtype and size.
+
+        An input with dynamic dims (exported with an upper bound) takes the
+        shape of a Tensor or nested list within its bound: see resize_input."""
         t = self.input(i)
+        dynamic = self._dynamic
+        if dynamic is not None and t in dynamic.bounds:
+            sizes = dynamic.shape_of(data)
+            if sizes is not None:
+                self.resize_input(i, sizes)
         try:
             t.copy_from(data)
         except MpyEtError as e:
             raise MpyEtError(e.code, "%s input %d: %s" % (self.name, i, e.message))
+
+    def resize_input(self, i, sizes):
+        """Give input i the shape `sizes` (each dim within the program's
+        bound, else InvalidArgument naming the dim), resize the tensors that
+        depend on it and prepare again the steps whose shapes changed (this
+        allocates; execute() still does not). Returns True when a shape changed."""
+        t = self.input(i)
+        if self._dynamic is None:
+            if tuple(sizes) != tuple(t.sizes):
+                raise MpyEtError(
+                    INVALID_ARGUMENT, "%s input %d has the static shape %s, got %s" % (self.name, i, list(t.sizes), list(sizes))
+                )
+            return False
+        try:
+            changed = self._dynamic.resize(self, i, t, sizes)
+        except MpyEtError as e:
+            raise MpyEtError(e.code, "%s: %s" % (self.name, e.message))
+        if changed:
+            self.lock_heap = self.lock_heap and all_marked(self._steps)
+            if self._tracer is not None and self._tracer.capture:
+                self._tracer.bind(self)  # its captured steps are the old ones
+        return changed
 
     def _check_index(self, i, items, kind):
         if not 0 <= i < len(items):

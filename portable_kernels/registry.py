@@ -32,6 +32,8 @@ KERNELS = {
     "aten::sum.IntList_out": ("portable_kernels.op_sum", "sum_intlist_out"),
     "aten::tanh.out": ("portable_kernels.op_tanh", "tanh_out"),
     "aten::view_copy.out": ("portable_kernels.op_view_copy", "view_copy_out"),
+    "aten::sym_size.int": ("portable_kernels.op_sym_size", "sym_size_int"),
+    "executorch_prim::et_view.default": ("portable_kernels.op_et_view", "et_view_default"),
     # neural-network layers, shape and copy ops (issue 7)
     "aten::_adaptive_avg_pool2d.out": ("portable_kernels.op_adaptive_avg_pool2d", "adaptive_avg_pool2d_out"),
     "aten::adaptive_max_pool2d.out": ("portable_kernels.op_adaptive_max_pool2d", "adaptive_max_pool2d_out"),

@@ -59,7 +59,9 @@ _MODULE_PREFIX = {"mpy_et_quant": "portable_kernels.quantized.op_", "cortex_m": 
 # Tested elsewhere: cortex_m:: bit for bit against ExecuTorch's own reference
 # (tests/test_cortex_m_ops.py) and end to end on every target (test_cortex_m_e2e.py),
 # _empty_dim_order (no step; out stays as planned) in test_cortex_m_e2e's programs.
-_CASES_ELSEWHERE = ("cortex_m::", "dim_order_ops::_empty_dim_order")
+# aten::sym_size.int and executorch_prim::et_view (dynamic shapes: no step) in
+# tests/test_dynamic_shapes.py, with ExecuTorch's .pte on every target.
+_CASES_ELSEWHERE = ("cortex_m::", "dim_order_ops::_empty_dim_order", "aten::sym_size.int", "executorch_prim::et_view")
 
 
 def test_registry_resolves_every_kernel_by_convention():

@@ -296,7 +296,7 @@ def method_objects(m, layout, skip=()):
     for part in (m._steps, m._ctxs):  # preallocated at their final length
         seen.add(id(part))
         total += layout.blocks(layout.word * 4) + layout.blocks(layout.word * len(part)) + sum(layout.size(x, seen, skip) for x in part)
-    for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes, m._state):  # _state: mpy_et/state.py, if any
+    for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes, m._state, m._dynamic):  # mpy_et/state.py, dynamic.py, if any
         total += layout.size(part, seen, skip)
     total += layout.blocks(layout.word * 4) + layout.blocks(2 * layout.word * len(m._op_names))
     return total + sum(layout.blocks(len(n) + 17) for n in m._op_names)

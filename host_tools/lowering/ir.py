@@ -50,6 +50,7 @@ class TensorValue:
     fqn: Optional[str] = None  # a mutable buffer's name in the model, e.g. "encoder.state"
     mem_id: int = 0  # set by the memory planner (1 = the activation arena)
     offset: int = 0
+    dynamic: bool = False  # sizes are an upper bound (DYNAMIC_BOUND: host_tools/lowering/dynamic.py)
 
     @property
     def nbytes(self):

@@ -15,7 +15,7 @@ import operator
 
 import torch
 
-from host_tools.lowering import cond, state
+from host_tools.lowering import cond, dynamic, state
 from host_tools.lowering.ir import SCALAR_TYPES, Instruction, ProgramIR, TensorValue, tensor_bytes
 from host_tools.lowering.nodes import Ref, UnsupportedOps, module_of, source_of, where  # noqa: F401  (re-exported)
 from mpy_et.dtypes import INFO as RUNTIME_DTYPES
@@ -190,8 +190,8 @@ class Lowering:
         code = SCALAR_TYPES.get(val.dtype)
         if code not in RUNTIME_DTYPES:
             raise UnsupportedOps("tensor %s has dtype %s, which the runtime does not support" % (name, val.dtype))
-        sizes = tuple(int(s) for s in val.shape)
-        return Ref(self.ir.add("Tensor", TensorValue(code, sizes, name, constant, alias_of)))
+        sizes, dyn = dynamic.bound_sizes(val, name)
+        return Ref(self.ir.add("Tensor", TensorValue(code, sizes, name, constant, alias_of, dynamic=dyn)))
 
     def _tensor_arg(self, v, node=None):
         """Value index of a tensor argument, emitting a constant on first use."""
@@ -215,16 +215,31 @@ class Lowering:
             return
         if target in ASSERT_OPS:
             return
+        if target is dynamic.SYM_SIZE:  # a dynamic dim's size: only an argument the lowering refuses uses it
+            self.env[node] = node.meta["val"]
+            return
         if target is cond.COND:
             self.env[node] = cond.lower_cond(self, node, args)
             return
+        if isinstance(node.meta.get("val"), torch.SymInt):  # arithmetic on a dynamic dim's size
+            dynamic.refuse_symbolic(node.meta["val"], str(target))
         if not isinstance(target, torch._ops.OpOverload):
             self.unsupported.append((str(target), where(node)))
             return
         if not any(isinstance(x, Ref) for x in _flat(list(args) + list(kwargs.values()))):
             self.env[node] = target(*args, **kwargs)  # constant folding
             return
-        if target in VIEW_OPS:
+        if target in VIEW_OPS and self._dynamic(args[0], node):
+            size = dynamic.view_size(node)
+            if size is not None:  # ExecuTorch's et_view: an alias the device resizes
+                x = self._tensor_arg(args[0])
+                ref = self._new_tensor(node.meta["val"], node.name, alias_of=self.ir.storage_of(x))
+                self.env[node] = ref
+                ins = [x, self._emit(size, "List[int]"), ref.index]
+                self.ir.instructions.append(Instruction(dynamic.ET_VIEW, ins, where(node)))
+                return
+            target, args = dynamic.as_copy(target, node, args)  # more than one dynamic dim: a copy
+        elif target in VIEW_OPS:
             base = self.ir.storage_of(self._tensor_arg(args[0]))
             self.env[node] = self._new_tensor(node.meta["val"], node.name, alias_of=base)
             return
@@ -262,6 +277,10 @@ class Lowering:
         emitted.append(refs[0].index if single else self.ir.add("TensorList", [r.index for r in refs]))
         self.ir.instructions.append(Instruction(name, emitted, where(node)))
 
+    def _dynamic(self, x, node):
+        t = self.ir.tensor(x.index) if isinstance(x, Ref) else None
+        return (t is not None and t.dynamic) or dynamic.bound_sizes(node.meta["val"], node.name)[1]
+
     def _resolve(self, a):
         if isinstance(a, torch.fx.Node):
             return self.env[a]
@@ -274,6 +293,8 @@ class Lowering:
         ir = self.ir
         if v is None:
             return ir.scalar("Null")
+        if isinstance(v, torch.SymInt) or (isinstance(v, (list, tuple)) and any(isinstance(x, torch.SymInt) for x in v)):
+            dynamic.refuse_symbolic(v, type_str)
         if isinstance(v, (Ref, torch.Tensor)):
             return self._tensor_arg(v)
         if isinstance(v, bool):

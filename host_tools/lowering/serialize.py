@@ -29,6 +29,8 @@ def _tensor_table(t, buffer_idx):
     if t.constant is None:
         low, high = t.offset & 0xFFFFFFFF, t.offset >> 32
         table["allocation_info"] = {"memory_id": t.mem_id, "memory_offset_low": low, "memory_offset_high": high}
+    if t.dynamic:  # sizes are the bound; the device resizes at set_input
+        table["shape_dynamism"] = 1
     if t.fqn is not None:  # a mutable buffer: its name, as ExecuTorch's emit_mutable_buffer_names
         table["extra_tensor_info"] = {"fully_qualified_name": t.fqn}
     return table

@@ -29,7 +29,8 @@ def run_calls(pte, calls, target="cpython", *, timeout=600, heap_bytes=None, dep
     Returns:
         One host_tools.targets.run.RunResult per call: .outputs (none for
         reset_state) and .stats: call, method, action, execute_us (the
-        execute() or reset_state()), execute_heap_bytes (bytes it allocated;
+        execute() or reset_state()), set_input_us (the call's set_input()s:
+        a dynamic input's resize), execute_heap_bytes (bytes it allocated;
         None on CPython), execute_heap_locked (every step allocation-free:
         execute() ran with the heap locked), reset_heap_locked (reset_state()
         ran under micropython.heap_lock() without allocating), and at a
@@ -72,6 +73,8 @@ def run_calls(pte, calls, target="cpython", *, timeout=600, heap_bytes=None, dep
     if target in BOARD_TARGETS:  # QEMU -icount shift=0: 1 us of board time = 1000 instructions
         for r in results:
             r.stats["execute_instructions"] = r.stats["execute_us"] * 1000
+            if "set_input_us" in r.stats:
+                r.stats["set_input_instructions"] = r.stats["set_input_us"] * 1000
     return results
 
 

@@ -91,8 +91,11 @@ def main(job):
             if IS_MICROPYTHON and hasattr(micropython, "heap_lock"):
                 stats["reset_heap_locked"] = reset_locked(method)
         else:
-            for i, spec in enumerate(call["inputs"]):
-                method.set_input(i, read_tensor(spec))
+            given = [read_tensor(spec) for spec in call["inputs"]]
+            t = ticks_us()
+            for i, g in enumerate(given):
+                method.set_input(i, g)  # resizes a dynamic input (mpy_et/dynamic.py)
+            stats["set_input_us"] = ticks_diff(ticks_us(), t)
             stats["execute_heap_locked"] = method.lock_heap
             stats["execute_us"], stats["execute_heap_bytes"] = measured(method.execute, method.lock_heap)
             for i in range(method.outputs_size()):

@@ -1,0 +1,269 @@
+"""Bounded dynamic shapes (ExecuTorch's DYNAMIC_BOUND): memory planned for
+the upper bound; set_input with a smaller shape resizes the tensors that
+depend on it and prepares again only the steps whose shapes changed, never
+inside execute(); a dim over the bound is InvalidArgument naming it. Both
+directions with ExecuTorch 1.5.1 (its .pte on mpy_et, ours in its runtime)."""
+
+import runpy
+
+import pytest
+import torch
+from torch.export import Dim
+
+from host_tools import export
+from host_tools.lowering.lower import UnsupportedOps
+from host_tools.targets.calls import reference_outputs, run_calls
+from mpy_et import MpyEtError, Program
+from mpy_et.errors import INVALID_ARGUMENT
+from tests.conftest import ATOL, EXAMPLES, tolerance
+
+
+@pytest.fixture(scope="module")
+def sensor():
+    """(model, calls, PyTorch's outputs per call, our .pte, dynamic_shapes) of examples/sensor_window.py."""
+    ns = runpy.run_path(EXAMPLES + "/sensor_window.py")
+    model, calls = ns["model"], ns["calls"]
+    data = export(model, ns["example_inputs"], dynamic_shapes=ns["dynamic_shapes"])
+    return model, calls, reference_outputs(model, calls), data, ns
+
+
+class Peak(torch.nn.Module):
+    """Steps that are all allocation-free (relu's native path, byte copies,
+    amax): execute() runs with the heap locked at every window length."""
+
+    def forward(self, x):
+        return torch.relu(x).unsqueeze(1).amax(dim=-1)
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = torch.nn.Linear(6, 8), torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def _assert_calls(results, expected, atol, what):
+    assert len(results) == len(expected), what
+    for k, (res, want) in enumerate(zip(results, expected)):
+        for got, w in zip(res.outputs, want):
+            assert got.shape == w.shape, (what, k, got.shape, w.shape)
+            assert torch.allclose(got, w, atol=atol, rtol=atol), (what, k, (got - w).abs().max())
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "circuitpython", "cortex-m3"])
+def test_sensor_window_at_several_lengths(sensor, target):
+    model, calls, expected, data, ns = sensor
+    results = run_calls(data, calls, target)
+    _assert_calls(results, expected, tolerance(target, model, ns["example_inputs"]), target)
+    assert results[0].stats["arena_bytes"] == Program.load(data).load_method().planned_bytes
+
+
+@pytest.mark.parametrize("target", ["unix", "cortex-m3"])
+def test_execute_allocates_nothing_after_a_resize(target):
+    calls = [("forward", (torch.randn(1, 3, t),)) for t in (64, 24, 17, 64)]
+    data = export(Peak(), calls[0][1], dynamic_shapes=({2: Dim("t", min=16, max=64)},))
+    results = run_calls(data, calls, target)
+    _assert_calls(results, reference_outputs(Peak(), calls), 0, target)
+    for r in results:
+        assert r.stats["execute_heap_locked"] is True and r.stats["execute_heap_bytes"] == 0, r.stats
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix"])
+def test_host_tools_run_passes_the_inputs_shapes(sensor, target):
+    from host_tools import run
+
+    model, _, _, data, _ = sensor
+    x = torch.randn(1, 3, 40)
+    res = run(data, [x], target, repeat=1)
+    assert torch.allclose(res.outputs[0], model(x), atol=ATOL), res.outputs
+
+
+def test_only_the_steps_whose_shapes_change_are_prepared_again(sensor):
+    _, _, _, data, _ = sensor
+    method = Program.load(data).load_method()
+    before = list(method._ctxs)
+    method.set_input(0, torch.randn(1, 3, 40).tolist())
+    after = list(method._ctxs)
+    kept = [k for k in range(len(before)) if after[k] is before[k]]
+    assert kept == [len(before) - 1], kept  # the final linear layer's shapes do not depend on the window
+    method.set_input(0, torch.randn(1, 3, 40).tolist())  # the same shape: nothing prepared again
+    assert all(a is b for a, b in zip(method._ctxs, after))
+    assert method.input(0).sizes == (1, 3, 40) and method.output(0).sizes == (1, 4)
+
+
+def test_a_dim_over_the_bound_is_invalid_argument(sensor):
+    _, _, _, data, _ = sensor
+    method = Program.load(data).load_method()
+    with pytest.raises(MpyEtError) as e:
+        method.set_input(0, torch.randn(1, 3, 129).tolist())
+    assert e.value.code == INVALID_ARGUMENT and "dim 2 is 129" in e.value.message and "bound for it is 128" in e.value.message
+    with pytest.raises(MpyEtError) as e:
+        method.resize_input(0, (1, 4, 20))
+    assert e.value.code == INVALID_ARGUMENT and "dim 1 is 4" in e.value.message
+    with pytest.raises(MpyEtError) as e:  # bytes carry no shape: they must fill the current one
+        method.set_input(0, bytes(4 * 3 * 20))
+    assert e.value.code == INVALID_ARGUMENT
+    method.resize_input(0, (1, 3, 20))
+    method.set_input(0, bytes(4 * 3 * 20))
+    method.execute()
+
+
+def test_a_static_input_keeps_its_shape():
+    method = Program.load(export(Mlp(), (torch.randn(2, 6),))).load_method()
+    with pytest.raises(MpyEtError) as e:
+        method.resize_input(0, (1, 6))
+    assert e.value.code == INVALID_ARGUMENT and "static shape" in e.value.message
+
+
+def _executorch_pte(model, inputs, dynamic_shapes):
+    from executorch.exir import to_edge
+
+    return to_edge(torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes)).to_executorch().buffer
+
+
+def test_executorch_pte_with_a_batch_dim_runs_on_mpy_et():
+    torch.manual_seed(0)
+    model = Mlp().eval()
+    data = _executorch_pte(model, (torch.randn(8, 6),), ({0: Dim("b", max=8)},))
+    calls = [("forward", (torch.randn(b, 6),)) for b in (2, 8, 1, 5)]
+    for target in ("cpython", "unix"):
+        _assert_calls(run_calls(data, calls, target), reference_outputs(model, calls), ATOL, target)
+
+
+class Cnn(torch.nn.Module):
+    """flatten of a dynamic batch: ExecuTorch writes aten::sym_size.int and an
+    executorch_prim::et_view whose size list refers to its result."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.fc = torch.nn.Conv2d(1, 2, 3), torch.nn.Linear(2 * 4 * 4, 3)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.conv(x)).flatten(1))
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "circuitpython", "cortex-m3"])
+def test_executorch_pte_with_sym_size_and_et_view_runs_on_mpy_et(target):
+    torch.manual_seed(0)
+    model = Cnn().eval()
+    data = _executorch_pte(model, (torch.randn(8, 1, 6, 6),), ({0: Dim("b", max=8)},))
+    ops = Program.load(data).operator_names("forward")
+    assert "aten::sym_size.int" in ops and "executorch_prim::et_view.default" in ops, ops
+    calls = [("forward", (torch.randn(b, 1, 6, 6),)) for b in (3, 8, 1, 3)]
+    _assert_calls(run_calls(data, calls, target), reference_outputs(model, calls), tolerance(target, model, calls[1][1]), target)
+
+
+def test_our_batch_cnn_runs_here_and_in_executorch():
+    """Ours writes the dynamic flatten as one view_copy (the batch as -1)."""
+    from executorch.runtime import Runtime
+
+    torch.manual_seed(0)
+    model = Cnn().eval()
+    data = export(model, (torch.randn(8, 1, 6, 6),), dynamic_shapes=({0: Dim("b", max=8)},))
+    ours = Program.load(data).load_method()
+    theirs = Runtime.get().load_program(data).load_method("forward")
+    for b in (2, 8, 1):
+        x = torch.randn(b, 1, 6, 6)
+        ours.set_input(0, x.tolist())
+        ours.execute()
+        assert torch.allclose(torch.tensor(ours.output(0).tolist()), model(x), atol=ATOL), b
+        assert torch.allclose(theirs.execute([x])[0], model(x), atol=ATOL), b
+
+
+def test_et_view_checks_its_tensors():
+    from mpy_et import dtypes
+    from mpy_et.tensor import Tensor
+    from portable_kernels.op_et_view import et_view_default
+
+    x, out = Tensor(dtypes.FLOAT, (2, 3)), Tensor(dtypes.FLOAT, (5,))
+    x.bind(bytearray(24), 0)
+    with pytest.raises(MpyEtError, match="does not hold the 6 elements"):
+        et_view_default(x, (5,), out)
+    with pytest.raises(MpyEtError):
+        et_view_default(x, (6,), Tensor(dtypes.INT, (6,)))
+    out = Tensor(dtypes.FLOAT, (6,))
+    assert et_view_default(x, (6,), out) is None and out.buf is x.buf
+
+
+def test_executorch_pte_with_a_sequence_dim_runs_on_mpy_et(sensor):
+    model, calls, expected, _, ns = sensor
+    data = _executorch_pte(model, ns["example_inputs"], ns["dynamic_shapes"])
+    _assert_calls(run_calls(data, calls, "unix"), expected, ATOL, "executorch's .pte on unix")
+
+
+def test_our_pte_runs_in_executorch(sensor):
+    from executorch.runtime import Runtime
+
+    model, calls, expected, data, _ = sensor
+    method = Runtime.get().load_program(data).load_method("forward")
+    for (_, inputs), want in zip(calls, expected):
+        got = method.execute(list(inputs))
+        assert got[0].shape == want[0].shape and torch.allclose(got[0], want[0], atol=ATOL), (inputs[0].shape, got, want)
+
+
+def test_our_batch_dim_pte_runs_in_executorch():
+    from executorch.runtime import Runtime
+
+    torch.manual_seed(0)
+    model = Mlp().eval()
+    data = export(model, (torch.randn(8, 6),), dynamic_shapes=({0: Dim("b", max=8)},))
+    method = Runtime.get().load_program(data).load_method("forward")
+    for b in (3, 8, 1):
+        x = torch.randn(b, 6)
+        assert torch.allclose(method.execute([x])[0], model(x), atol=ATOL), b
+
+
+class Upsample(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.interpolate(x, scale_factor=2.0)
+
+
+class Computed(torch.nn.Module):
+    def forward(self, x):
+        return x.reshape(x.shape[0] * 2, -1)
+
+
+def test_export_refuses_what_the_device_cannot_resize():
+    x = torch.randn(1, 3, 8, 8)
+    with pytest.raises(UnsupportedOps, match="no shape function for it"):
+        export(Upsample(), (x,), dynamic_shapes=({2: Dim("h", min=2, max=8)},))
+    with pytest.raises(UnsupportedOps, match="no upper bound"):
+        export(Mlp(), (torch.randn(4, 6),), dynamic_shapes=({0: Dim("b")},))
+    with pytest.raises(UnsupportedOps, match="depends on a dynamic dim"):
+        export(Computed(), (torch.randn(4, 6),), dynamic_shapes=({0: Dim("b", max=8)},))
+    with pytest.raises(ValueError, match="dynamic_shapes"):
+        export(Mlp(), (torch.randn(4, 6),), dynamic_shapes=({0: Dim("b", max=8)},), patch=True)
+
+
+def test_cli_export_with_a_dynamic_dim_and_run(tmp_path, capsys):
+    from host_tools import cli
+
+    pte = str(tmp_path / "sensor.pte")
+    assert cli.main(["export", EXAMPLES + "/sensor_window.py", "-o", pte]) == 0  # the file's dynamic_shapes and calls
+    assert cli.main(["run", pte, "--target", "unix"]) == 0
+    assert "MATCH over 5 calls" in capsys.readouterr().out
+    assert cli.main(["export", EXAMPLES + "/sensor_window.py", "-o", pte, "--dynamic", "0:2:16:128"]) == 0  # the option instead
+    method = Program.load(open(pte, "rb").read()).load_method()
+    assert method.resize_input(0, (1, 3, 20)) is True and method.output(0).sizes == (1, 4)
+    assert cli.main(["export", EXAMPLES + "/sensor_window.py", "-o", pte, "--dynamic", "0:7:8"]) == 1
+    assert "expected INPUT:DIM:[MIN:]MAX" in capsys.readouterr().err
+
+
+def test_unbounded_shapes_and_streamed_dynamic_programs_are_refused_at_load(sensor, tmp_path):
+    from mpy_et import schema as S
+    from mpy_et.errors import NOT_SUPPORTED
+    from tests.pte_mutations import Locator, _put
+
+    data = sensor[3]
+    loc = Locator(data)
+    unbound = _put(data, loc.r.field(loc.planned_tensor(), S.TENSOR_SHAPE_DYNAMISM, ""), "<B", 2)  # DYNAMIC_UNBOUND
+    with pytest.raises(MpyEtError) as e:
+        Program.load(unbound).load_method()
+    assert e.value.code == NOT_SUPPORTED and "unbounded dynamic shapes" in e.value.message
+    path = tmp_path / "sensor.pte"
+    path.write_bytes(data)
+    with pytest.raises(MpyEtError) as e:
+        Program.load(str(path), stream=True).load_method()
+    assert e.value.code == NOT_SUPPORTED and "streamed" in e.value.message
