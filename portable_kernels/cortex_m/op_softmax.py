@@ -16,9 +16,15 @@ f32_exp.py), the same on every port:
 The lane width is the reference host's (torch.backends.cpu.
 get_cpu_capability() "AVX512"; an AVX2 host sums in 8 lanes); the last-dim
 rows of ExecuTorch's Cortex-M softmax (contiguous, or channels-last over
-the channels) are what it emits. The step computes in ints beyond 2**30
-(allocates on 32-bit ports), so it is not marked allocation-free.
+the channels) are what it emits.
+The replay costs ~300x a softmax in port floats, so each row is first
+computed in port floats, and replayed only when an output lies within a
+bound on both computations' errors (_slack) of a rounding tie: elsewhere
+both round the same way. Ports floats and ints beyond 2**30 allocate: the
+step is not marked allocation-free.
 """
+
+import math
 
 from mpy_et import dim_orders
 from mpy_et.port import const
@@ -57,34 +63,85 @@ def softmax_out(x, dim, input_zp, output_zp, input_mult, input_shift, diff_min, 
             oi += i * os_[others[k]]
         rows.append((xi, oi))
     last = d == nd - 1
-    return _softmax, (x.data, out.data, rows, n, xs[d], os_[d], input_zp, scale, [None] * n, [None] * _LANES, last)
+    fscale = math.ldexp(input_mult / 2147483648.0, input_shift - 26)
+    slack = _slack(n, fscale)
+    ctx = (x.data, out.data, n, xs[d], os_[d], input_zp, scale, [None] * n, [None] * _LANES, last)
+    return _softmax, (ctx, rows, fscale, slack, [0.0] * n)
 
 
-def _softmax(ctx):
-    xd, od, rows, n, xs, os_, zp, scale, e, acc, last = ctx
-    exp = f32_exp.exp_sleef if last else f32_exp.exp_glibc
-    add = f32.add
-    mul = f32.mul
+def _port_eps():
+    """The port float's relative precision (2**-52 with doubles, ~2**-22 with
+    CircuitPython's 30-bit floats)."""
+    eps = 1.0
+    while 1.0 + eps / 2 != 1.0:
+        eps /= 2
+    return eps
+
+
+def _slack(n, fscale):
+    """A bound on |256 p - 256 p_reference| / (256 p) over a row of n: the
+    reference's float32 errors (d = fl(fl(a s) - fl(b s)) with |a|, |b| <=
+    255 and |d| <= 104, an exp within 1 ulp, n roundings of the sum, the
+    reciprocal and the product) plus the same for port floats (exps within
+    4 ulp), doubled for p = e / sum; ulp = 2**-23."""
+    u = 1.0 / 8388608
+    eps = _port_eps()
+    return 2 * ((n + 8) * (u + 4 * eps) + (512 * fscale + 128) * (u + eps))
+
+
+def _softmax(args):
+    ctx, rows, fscale, slack, f = args
+    xd, od, n, xs, os_ = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4]
+    exp = math.exp
     for xi, oi in rows:
         m = xd[xi]
         for i in range(1, n):
             v = xd[xi + i * xs]
             if v > m:
                 m = v
-        top = mul((m - zp, 0), scale)  # the row's float32 max (scale > 0 keeps the order)
-        neg = (-top[0], top[1])
+        s = 0.0
         for i in range(n):
-            e[i] = exp(add(mul((xd[xi + i * xs] - zp, 0), scale), neg))
-        if last:
-            inv = f32.div((1, 0), _lane_sum(e, n, acc))
+            f[i] = exp((xd[xi + i * xs] - m) * fscale)
+            s += f[i]
+        k = 256.0 / s
+        for i in range(n):
+            t = f[i] * k
+            r = t - math.floor(t) - 0.5
+            if -t * slack - 1e-6 <= r <= t * slack + 1e-6:  # near a tie: the float32 replay decides
+                _replay(ctx, xi, oi)
+                break
+            f[i] = t
         else:
-            s = e[0]
-            for i in range(1, n):
-                s = add(s, e[i])
-        for i in range(n):
-            p = mul(e[i], inv) if last else f32.div(e[i], s)
-            v = f32.round_int((p[0], p[1] + 8)) - 128
-            od[oi + i * os_] = -128 if v < -128 else 127 if v > 127 else v
+            for i in range(n):
+                v = int(math.floor(f[i] + 0.5)) - 128
+                od[oi + i * os_] = -128 if v < -128 else 127 if v > 127 else v
+
+
+def _replay(ctx, xi, oi):
+    """One row as torch computes it in float32 (module docstring), in exact ints."""
+    xd, od, n, xs, os_, zp, scale, e, acc, last = ctx
+    exp = f32_exp.exp_sleef if last else f32_exp.exp_glibc
+    add = f32.add
+    mul = f32.mul
+    m = xd[xi]
+    for i in range(1, n):
+        v = xd[xi + i * xs]
+        if v > m:
+            m = v
+    top = mul((m - zp, 0), scale)  # the row's float32 max (scale > 0 keeps the order)
+    neg = (-top[0], top[1])
+    for i in range(n):
+        e[i] = exp(add(mul((xd[xi + i * xs] - zp, 0), scale), neg))
+    if last:
+        inv = f32.div((1, 0), _lane_sum(e, n, acc))
+    else:
+        s = e[0]
+        for i in range(1, n):
+            s = add(s, e[i])
+    for i in range(n):
+        p = mul(e[i], inv) if last else f32.div(e[i], s)
+        v = f32.round_int((p[0], p[1] + 8)) - 128
+        od[oi + i * os_] = -128 if v < -128 else 127 if v > 127 else v
 
 
 def _lane_sum(e, n, acc):
