@@ -15,7 +15,7 @@ import operator
 
 import torch
 
-from host_tools.lowering import cond, state
+from host_tools.lowering import cond, dim_orders, state
 from host_tools.lowering.ir import SCALAR_TYPES, Instruction, ProgramIR, TensorValue, tensor_bytes
 from host_tools.lowering.nodes import Ref, UnsupportedOps, module_of, source_of, where  # noqa: F401  (re-exported)
 from mpy_et.dtypes import INFO as RUNTIME_DTYPES
@@ -191,7 +191,9 @@ class Lowering:
         if code not in RUNTIME_DTYPES:
             raise UnsupportedOps("tensor %s has dtype %s, which the runtime does not support" % (name, val.dtype))
         sizes = tuple(int(s) for s in val.shape)
-        return Ref(self.ir.add("Tensor", TensorValue(code, sizes, name, constant, alias_of)))
+        t = TensorValue(code, sizes, name, constant, alias_of)
+        t.dim_order = None if alias_of is not None else dim_orders.memory_order(val)
+        return Ref(self.ir.add("Tensor", t))
 
     def _tensor_arg(self, v, node=None):
         """Value index of a tensor argument, emitting a constant on first use."""
