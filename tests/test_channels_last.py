@@ -157,3 +157,43 @@ def test_a_kernel_that_cannot_take_the_order_is_converted_before(float_pte):
     theirs = to_edge(torch.export.export(model, (x,))).to_executorch().buffer
     with pytest.raises(MpyEtError, match=r"instruction 1 \(aten::sigmoid.out\): a tensor in dim_order \[0, 2, 3, 1\]"):
         Program.load(theirs).load_method("forward")
+
+
+def test_any_order_convolution_and_max_pool_match_torch():
+    """The strided steps (portable_kernels/util/any_order.py) on random
+    geometries: stride, padding, dilation, groups, input / weight / output
+    each channels-last or not."""
+    import random
+
+    from cortex_m_harness import empty, tensor, value
+
+    from portable_kernels.op_convolution import convolution_out
+    from portable_kernels.op_max_pool2d_with_indices import max_pool2d_with_indices_out
+
+    rnd = random.Random(4)
+    g = torch.Generator().manual_seed(4)
+    for _ in range(25):
+        groups = rnd.choice([1, 2])
+        c, oc = groups * rnd.randrange(1, 4), groups * rnd.randrange(1, 4)
+        kh, kw = rnd.randrange(1, 4), rnd.randrange(1, 4)
+        st, dl = [rnd.randrange(1, 3), rnd.randrange(1, 3)], [rnd.randrange(1, 3), rnd.randrange(1, 3)]
+        pd = [rnd.randrange(0, kh), rnd.randrange(0, kw)]
+        x = torch.randn(rnd.randrange(1, 3), c, rnd.randrange(5, 9), rnd.randrange(5, 9), generator=g)
+        wt = torch.randn(oc, c // groups, kh, kw, generator=g)
+        b = torch.randn(oc, generator=g) if rnd.random() < 0.7 else None
+        want = torch.nn.functional.conv2d(x, wt, b, st, pd, dl, groups)
+        orders = [rnd.choice([CL, None]) for _ in range(3)]
+        orders[0] = orders[0] or CL  # at least the input channels-last
+        out = empty(tuple(want.shape), torch.float32, orders[2])
+        step = convolution_out(
+            tensor(x, orders[0]), tensor(wt, orders[1]), None if b is None else tensor(b), st, pd, dl, False, [0, 0], groups, out
+        )
+        step[0](step[1])
+        assert torch.allclose(value(out, torch.float32), want, atol=1e-5), (orders, st, pd, dl, groups)
+        k, s, p = [rnd.randrange(1, 4)] * 2, [rnd.randrange(1, 3)] * 2, [0, 0]
+        p = [rnd.randrange(0, k[0] // 2 + 1)] * 2
+        want, idx = torch.nn.functional.max_pool2d(x, k, s, p, 1, return_indices=True)
+        out, ind = empty(tuple(want.shape), torch.float32, CL), empty(tuple(want.shape), torch.int64, CL)
+        step = max_pool2d_with_indices_out(tensor(x, CL), k, s, p, [1, 1], False, out, ind)
+        step[0](step[1])
+        assert torch.equal(value(out, torch.float32), want) and torch.equal(value(ind, torch.int64), idx), (k, s, p)

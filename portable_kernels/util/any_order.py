@@ -15,38 +15,65 @@ def strides(t):
 
 
 def conv2d(x, weight, bias, out, stride, padding, dilation, groups):
-    """(step, ctx) of a 2-D convolution, N C H W logical dims."""
+    """(step, ctx) of a 2-D convolution, N C H W logical dims. The kernel rows
+    and columns inside the input are found per output row and column at load
+    (the step tests no bounds)."""
     n, c, h, w = x.sizes
     oc, cg, kh, kw = weight.sizes
-    geom = (n, oc // groups, groups, cg, h, w, kh, kw, out.sizes[2], out.sizes[3])
-    geom += tuple(stride) + tuple(padding) + tuple(dilation)
+    oh, ow = out.sizes[2], out.sizes[3]
+    rows = _taps(oh, h, kh, stride[0], padding[0], dilation[0])
+    cols = _taps(ow, w, kw, stride[1], padding[1], dilation[1])
+    geom = (n, oc, oc // groups, cg, oh, ow, dilation[0], dilation[1], rows, cols)
     st = (strides(x), strides(weight), strides(out))
     return _conv, (x.data, weight.data, None if bias is None else bias.data, out.data, geom, st)
 
 
+def _taps(o, size, k, s, p, d):
+    """Per output position: (first input index, first tap, taps inside the input)."""
+    taps = []
+    for i in range(o):
+        start = i * s - p
+        first = 0
+        while first < k and start + first * d < 0:
+            first += 1
+        last = k
+        while last > first and start + (last - 1) * d >= size:
+            last -= 1
+        taps.append((start + first * d, first, last - first))
+    return taps
+
+
 def _conv(ctx):
     xd, wd, bd, od, geom, st = ctx
-    n, ocg, groups, cg, h, w, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw = geom
+    n, oc, ocg, cg, oh, ow, dh, dw, rows, cols = geom
     (xn, xc, xh, xw), (wo, wc, wh, ww), (on, oc_, oh_, ow_) = st
+    ryh, cxw = dh * xh, dw * xw  # input steps between kernel taps
     for b in range(n):
-        for g in range(groups):
-            for o in range(g * ocg, (g + 1) * ocg):
-                for oy in range(oh):
-                    for ox in range(ow):
-                        acc = 0.0
-                        for ci in range(cg):
-                            xb = b * xn + (g * cg + ci) * xc
-                            wb = o * wo + ci * wc
-                            for ky in range(kh):
-                                iy = oy * sh - ph + ky * dh
-                                if 0 <= iy < h:
-                                    for kx in range(kw):
-                                        ix = ox * sw - pw + kx * dw
-                                        if 0 <= ix < w:
-                                            acc += xd[xb + iy * xh + ix * xw] * wd[wb + ky * wh + kx * ww]
-                        if bd is not None:
-                            acc += bd[o]
-                        od[b * on + o * oc_ + oy * oh_ + ox * ow_] = acc
+        for oy in range(oh):
+            iy, ky, nky = rows[oy]
+            for ox in range(ow):
+                ix, kx, nkx = cols[ox]
+                xp = b * xn + iy * xh + ix * xw
+                op = b * on + oy * oh_ + ox * ow_
+                for o in range(oc):
+                    acc = 0.0 if bd is None else bd[o]
+                    xr = xp + (o // ocg) * cg * xc
+                    wr = o * wo + ky * wh + kx * ww
+                    for _ in range(nky):
+                        xq = xr
+                        wq = wr
+                        for _ in range(nkx):
+                            xi = xq
+                            wi = wq
+                            for _ in range(cg):
+                                acc += xd[xi] * wd[wi]
+                                xi += xc
+                                wi += wc
+                            xq += cxw
+                            wq += ww
+                        xr += ryh
+                        wr += wh
+                    od[op + o * oc_] = acc
 
 
 def max_pool2d(x, out, indices, k, s, p, d, oh, ow):
