@@ -3,6 +3,7 @@
 import torch
 
 from host_tools import custom_kernels
+from host_tools.lowering import dim_orders
 from host_tools.lowering.fold_batch_norm import fold_batch_norm as fold_bn
 from host_tools.lowering.lower import UnsupportedOps, lower
 from host_tools.lowering.pool_pass import max_pool_without_indices
@@ -174,6 +175,8 @@ def export(
             fold_bn(e)
         max_pool_without_indices(e, supported)
         irs.append((name, lower_fn(e, supported, shared) if len(eps) > 1 else lower_fn(e, supported)))
+    for _, m in irs:  # channels-last tensors stay so where their kernels take them (lowering/dim_orders.py)
+        dim_orders.settle(m, keep=not patch and delegate is None)
     if patch:
         if len(irs) > 1:
             raise ValueError("patch= is for one method (not with methods=)")

@@ -2,15 +2,48 @@
 
 A tensor whose bytes are not in the contiguous order (channels-last and
 other dim orders ExecuTorch emits) has `dim_order` set (mpy_et/tensor.py);
-at load, Method refuses to give one to a kernel that is not marked here,
-naming the instruction. A kernel module marks its kernel functions once:
-    dim_orders.mark(conv2d_out)
-Such a kernel reads each tensor's order (portable_kernels/cortex_m/layout.py).
+at load, Method refuses to give one to a kernel that does not accept it
+(accepts() below), naming the instruction. A kernel module marks its kernel
+functions once:
+    dim_orders.mark(conv2d_out)        # reads each tensor's order itself
+    dim_orders.mark_same(relu_out)     # elementwise: any order, when shared
+A kernel marked `mark` reads each tensor's order (strides from it); one
+marked `mark_same` walks memory flat, which is right when every tensor
+argument of more than one element has the same sizes and the same order.
+The exporter asks the same question (host_tools/lowering/dim_orders.py).
 """
 
 ANY = set()
+SAME = set()
 
 
 def mark(*kernels):
     for k in kernels:
         ANY.add(k)
+
+
+def mark_same(*kernels):
+    for k in kernels:
+        SAME.add(k)
+
+
+def accepts(kernel, vals):
+    """True if `kernel` can take these argument values in their dim orders;
+    a tensor is anything with `sizes`, `numel` and `dim_order` (None:
+    contiguous)."""
+    if kernel in ANY:
+        return True
+    same = kernel in SAME
+    shared = None
+    for v in vals:
+        if not hasattr(v, "sizes"):
+            continue
+        if v.dim_order is not None and not same:
+            return False
+        if same and v.numel > 1:
+            key = (tuple(v.sizes), v.dim_order)
+            if shared is None:
+                shared = key
+            elif key != shared:
+                return False
+    return True

@@ -377,12 +377,15 @@ class Method:
                     k -= 1
                     vals[k] = values[args[k]]
                 kernel = found[name]
-                if kernel not in dim_orders.ANY:
+                if kernel not in dim_orders.ANY and not dim_orders.accepts(kernel, vals):
                     for v in vals:
                         if isinstance(v, Tensor) and v.dim_order is not None:
                             raise MpyEtError(
                                 NOT_SUPPORTED,
-                                "instruction %d (%s): a tensor in dim_order %s (e.g. channels-last); this kernel takes the contiguous order only"
+                                "instruction %d (%s): a tensor in dim_order %s (e.g. channels-last); this kernel takes it only when every tensor has the same sizes and order"
+                                % (i, name, list(v.dim_order))
+                                if kernel in dim_orders.SAME
+                                else "instruction %d (%s): a tensor in dim_order %s (e.g. channels-last); this kernel takes the contiguous order only"
                                 % (i, name, list(v.dim_order)),
                             )
                 try:  # inline, not a helper: a helper's frame would be heap-allocated per call

@@ -7,6 +7,7 @@ while values stay within MicroPython's small-int range (+-2**30 on 32-bit
 ports).
 """
 
+from mpy_et import dim_orders
 from portable_kernels.util import checks, f32_arith, loops
 
 
@@ -101,3 +102,6 @@ def _add_scalar(ctx):
     a, o, n, c = ctx
     for i in range(n):
         o[i] = a[i] + c
+
+
+dim_orders.mark_same(add_out, add_scalar_out)  # elementwise: flat over a shared order

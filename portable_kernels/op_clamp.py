@@ -9,7 +9,7 @@ The integer steps allocate nothing.
 
 import struct
 
-from mpy_et import dtypes, noalloc
+from mpy_et import dim_orders, dtypes, noalloc
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, loops
 from portable_kernels.util.emitters import HAS_NATIVE
@@ -172,3 +172,6 @@ def _max_row(rctx, ix, ih, io):
 
 
 noalloc.mark(_clamp_bits)
+
+
+dim_orders.mark_same(clamp_out)  # elementwise: flat over a shared order

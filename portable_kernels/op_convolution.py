@@ -34,10 +34,10 @@ depthwise ones in f32_conv_dw_viper); the steps above stay as their
 fallback for an inf or NaN, and run everywhere else.
 """
 
-from mpy_et import dtypes
+from mpy_et import dim_orders, dtypes
 from mpy_et.port import const
 from mpy_et.tensor import addressable
-from portable_kernels.util import checks, scratch
+from portable_kernels.util import any_order, checks, scratch
 from portable_kernels.util.conv_rows import conv_rows, fill_plane
 from portable_kernels.util.emitters import HAS_NATIVE, THUMB2, WIDE
 from portable_kernels.util.float_loops import release
@@ -73,6 +73,9 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     dilation = checks.int_list(dilation, sp, what + " dilation", 1)
     if not isinstance(groups, int) or groups < 1:
         checks.fail("%s: groups must be a positive int, got %r" % (what, groups))
+    other_order = x.dim_order is not None or weight.dim_order is not None or out.dim_order is not None
+    if other_order and (transposed or nd != 4):
+        checks.fail("%s: tensors in a non-contiguous dim order (channels-last): only 2-D, not transposed" % what)
     if transposed:
         from portable_kernels.util import conv_transposed
 
@@ -120,6 +123,8 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
     checks.out_shape(out, want, what)
     if out.numel == 0:
         return None
+    if other_order:  # the fast paths below read the contiguous order
+        return any_order.conv2d(x, weight, bias, out, stride, padding, dilation, groups)
     ctl = (n, groups, oc // groups, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, 0 if bias is None else 1)
     k = cpg * kh * kw
     if THUMB2 and not WIDE and out.dtype == dtypes.FLOAT and k <= _THUMB_TERMS and addressable(x, weight, bias, out):
@@ -345,3 +350,6 @@ def _native_steps():
         from portable_kernels.util import conv_native
 
         _conv, _conv3x3, conv_rows = conv_native._conv, conv_native._conv3x3, conv_native.conv_rows
+
+
+dim_orders.mark(convolution_out)

@@ -8,8 +8,8 @@ int32). Allocation in the step: boxed floats only.
 
 import math
 
-from mpy_et import dtypes
-from portable_kernels.util import checks, window
+from mpy_et import dim_orders, dtypes
+from portable_kernels.util import any_order, checks, window
 
 
 def max_pool2d_with_indices_out(x, kernel_size, stride, padding, dilation, ceil_mode, out, indices):
@@ -18,6 +18,8 @@ def max_pool2d_with_indices_out(x, kernel_size, stride, padding, dilation, ceil_
     checks.is_tensor(indices, what + " indices")
     checks.dtype_in(indices, (dtypes.LONG, dtypes.INT), what + " indices")
     checks.out_shape(indices, out.sizes, what + " indices")
+    if x.dim_order is not None or out.dim_order is not None or indices.dim_order is not None:
+        return any_order.max_pool2d(x, out, indices, k, s, p, d, oh, ow)
     hs, he = window.starts_ends(oh, h, k[0], s[0], p[0], d[0])
     ws, we = window.starts_ends(ow, w, k[1], s[1], p[1], d[1])
     hn = [(e - a + d[0] - 1) // d[0] for a, e in zip(hs, he)]  # window rows and columns
@@ -54,3 +56,6 @@ def _max_pool(ctx):
                 ix[oi] = mi - xb
                 oi += 1
         xb += hw
+
+
+dim_orders.mark(max_pool2d_with_indices_out)

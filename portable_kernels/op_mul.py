@@ -5,6 +5,7 @@ integer steps allocate nothing while products stay within MicroPython's
 small-int range (+-2**30 on 32-bit ports).
 """
 
+from mpy_et import dim_orders
 from portable_kernels.util import checks, f32_arith, loops
 
 
@@ -53,3 +54,6 @@ def _mul_scalar(ctx):
     a, o, n, c = ctx
     for i in range(n):
         o[i] = a[i] * c
+
+
+dim_orders.mark_same(mul_out, mul_scalar_out)  # elementwise: flat over a shared order

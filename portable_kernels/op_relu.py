@@ -2,7 +2,7 @@
 bits in viper where the port has a native emitter (f32_clamp_viper; in
 assembler on Arm: f32_relu_thumb), and then allocates nothing either."""
 
-from mpy_et import dtypes, noalloc
+from mpy_et import dim_orders, dtypes, noalloc
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks
 from portable_kernels.util.emitters import HAS_NATIVE, HAS_THUMB
@@ -33,3 +33,6 @@ def _relu(ctx):
 
 
 noalloc.mark(_relu_bits)
+
+
+dim_orders.mark_same(relu_out)  # elementwise: flat over a shared order

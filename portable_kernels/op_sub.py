@@ -1,6 +1,7 @@
 """aten::sub.out, aten::sub.Scalar_out: self - alpha * other (add's loops,
 alpha negated; integer results wrap as in torch)."""
 
+from mpy_et import dim_orders
 from portable_kernels.op_add import alpha_steps, scalar_step
 from portable_kernels.util import checks, f32_arith, loops
 
@@ -30,3 +31,6 @@ def _sub(ctx):
     a, b, o, n = ctx
     for i in range(n):
         o[i] = a[i] - b[i]
+
+
+dim_orders.mark_same(sub_out, sub_scalar_out)  # elementwise: flat over a shared order

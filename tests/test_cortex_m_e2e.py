@@ -97,14 +97,27 @@ def test_runs_bit_for_bit_with_the_heap_locked(name, target):
         assert res.stats["program_heap_bytes"] < 4096, res.stats  # weights read in place (ROMFS), not copied
 
 
+def test_executorch_channels_last_conv_relu_runs():
+    """ExecuTorch's own program for a channels-last conv + ReLU: the convolution
+    reads and writes [0, 2, 3, 1], the ReLU walks the shared order."""
+    from executorch.exir import to_edge
+
+    torch.manual_seed(3)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU()).eval().to(memory_format=torch.channels_last)
+    x = torch.rand(1, 3, 5, 5).to(memory_format=torch.channels_last)
+    prog = to_edge(torch.export.export(model, (x,))).to_executorch().buffer
+    got = run(prog, [x], "cpython").outputs[0]
+    assert torch.allclose(got, model(x), atol=1e-5), (got - model(x)).abs().max()
+
+
 def test_a_kernel_without_dim_order_support_is_refused_at_load_naming_the_instruction():
     from mpy_et import Program
     from mpy_et.errors import MpyEtError
 
-    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 1), torch.nn.ReLU()).eval()
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 1), torch.nn.Sigmoid()).eval()
     x = torch.rand(1, 3, 5, 5).to(memory_format=torch.channels_last)
     from executorch.exir import to_edge
 
     prog = to_edge(torch.export.export(model, (x,))).to_executorch().buffer
-    with pytest.raises(MpyEtError, match=r"instruction \d+ \(aten::convolution.out\): a tensor in dim_order \[0, 2, 3, 1\]"):
+    with pytest.raises(MpyEtError, match=r"instruction \d+ \(aten::sigmoid.out\): a tensor in dim_order \[0, 2, 3, 1\]"):
         Program.load(prog).load_method("forward")

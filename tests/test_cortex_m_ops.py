@@ -260,20 +260,6 @@ def test_quantize_and_dequantize_bit_for_bit():
         assert torch.equal(got.view(torch.int32), want.view(torch.int32)), scale
 
 
-def test_softmax_matches_executorch_within_one_and_mostly_exactly():
-    g = torch.Generator().manual_seed(17)
-    exact = total = 0
-    for mult_, shift in ((1 << 30, 0), (1518500250, 2), (1 << 30, -3)):
-        x = i8(4, 3, 10, g=g)
-        want = CM.softmax(x, -1, 5, -128, mult_, shift, -100)
-        got = run("softmax", [tensor(x), -1, 5, -128, mult_, shift, -100], empty((4, 3, 10)))
-        diff = (got.int() - want.int()).abs()
-        assert diff.max() <= 1
-        exact += int((diff == 0).sum())
-        total += diff.numel()
-    assert exact >= 0.99 * total, (exact, total)
-
-
 def test_load_time_errors_name_the_problem():
     x = tensor(torch.zeros(1, 2, 3, 3, dtype=torch.int8))
     wt = tensor(torch.zeros(4, 1, 1, 2, dtype=torch.int8))

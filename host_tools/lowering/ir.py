@@ -48,6 +48,7 @@ class TensorValue:
     alias_of: Optional[int] = None  # value index of the tensor whose storage this views
     initial: Optional[bytes] = None  # a mutable buffer's value when the method loads (planned storage)
     fqn: Optional[str] = None  # a mutable buffer's name in the model, e.g. "encoder.state"
+    dim_order: Optional[tuple] = None  # memory order when not contiguous, e.g. (0, 2, 3, 1) (lowering/dim_orders.py)
     mem_id: int = 0  # set by the memory planner (1 = the activation arena)
     offset: int = 0
     dynamic: bool = False  # sizes are an upper bound (DYNAMIC_BOUND: host_tools/lowering/dynamic.py)

@@ -15,7 +15,7 @@ import operator
 
 import torch
 
-from host_tools.lowering import cond, dynamic, state
+from host_tools.lowering import cond, dim_orders, dynamic, state
 from host_tools.lowering.ir import SCALAR_TYPES, Instruction, ProgramIR, TensorValue, tensor_bytes
 from host_tools.lowering.nodes import Ref, UnsupportedOps, module_of, source_of, where  # noqa: F401  (re-exported)
 from mpy_et.dtypes import INFO as RUNTIME_DTYPES
@@ -191,7 +191,10 @@ class Lowering:
         if code not in RUNTIME_DTYPES:
             raise UnsupportedOps("tensor %s has dtype %s, which the runtime does not support" % (name, val.dtype))
         sizes, dyn = dynamic.bound_sizes(val, name)
-        return Ref(self.ir.add("Tensor", TensorValue(code, sizes, name, constant, alias_of, dynamic=dyn)))
+        t = TensorValue(code, sizes, name, constant, alias_of, dynamic=dyn)
+        # channels-last is kept for static tensors only (a dynamic one is contiguous)
+        t.dim_order = None if alias_of is not None or dyn else dim_orders.memory_order(val)
+        return Ref(self.ir.add("Tensor", t))
 
     def _tensor_arg(self, v, node=None):
         """Value index of a tensor argument, emitting a constant on first use."""

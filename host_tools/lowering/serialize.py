@@ -23,7 +23,7 @@ def _tensor_table(t, buffer_idx):
     table = {
         "scalar_type": t.dtype,
         "sizes": list(t.sizes),
-        "dim_order": list(range(len(t.sizes))),
+        "dim_order": list(t.dim_order) if t.dim_order is not None else list(range(len(t.sizes))),
         "data_buffer_idx": buffer_idx,
     }
     if t.constant is None:

@@ -49,6 +49,9 @@ def encode(f):
         return s | 0x7F800000
     if a == 0:
         return s
+    while a >= 0x1000000:  # round_f32 can carry into a 25th bit (its low bit is 0)
+        a >>= 1
+        e += 1
     while a < 0x800000 and e > -149:
         a <<= 1
         e -= 1
@@ -119,3 +122,23 @@ def _rnd(m, k):
     if r > half or (r == half and q & 1):
         q += 1
     return q
+
+
+def add(x, y):
+    """float32 sum x + y (finite), rounded once. A term more than 64 bits
+    below the other only sets a sticky bit (the same rounding, fewer digits)."""
+    (a, ea), (b, eb) = x, y
+    if a == 0:
+        return y if b else (0, 0)
+    if b == 0:
+        return x
+    if ea < eb:
+        a, ea, b, eb = b, eb, a, ea
+    if ea - eb > 64:
+        return round_f32((a << 66) + (1 if b > 0 else -1), ea - 66)
+    return round_f32((a << (ea - eb)) + b, eb)
+
+
+def fma(x, y, z):
+    """float32 x * y + z with one rounding (an FMA instruction)."""
+    return add((x[0] * y[0], x[1] + y[1]), z)
