@@ -140,6 +140,14 @@ def test_no_stage_leaves_the_program_as_it_is():
     assert report["patch"]["patched"] is False
 
 
+def test_one_dimensional_convolutions_are_counted_and_left_alone():
+    model = nn.Sequential(nn.Conv1d(3, 4, 5), nn.ReLU(), nn.Conv1d(4, 2, 3)).eval()
+    x = (torch.randn(1, 3, 32),)
+    report = {}
+    assert export(model, x, patch=True, report=report) == export(model, x)
+    assert report["patch"]["patched"] is False and report["patch"]["macs_before"] == 4 * 28 * 15 + 2 * 26 * 12, report
+
+
 @pytest.mark.parametrize(
     "options, message",
     [

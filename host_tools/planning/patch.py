@@ -179,23 +179,25 @@ def rewrite(ir, first, last, ops, bands, sub=None):
 
 
 def ir_macs(ir):
-    """MACs of the program's convolutions (output elements x terms each)."""
+    """MACs of the program's convolutions, 1-D or 2-D (output elements x terms each)."""
     total = 0
     for ins in ir.instructions:
         if ins.op == "aten::convolution.out":
-            w = ir.tensor(ins.args[1]).sizes
-            terms = w[1] * w[2] * w[3]
+            terms = _product(ir.tensor(ins.args[1]).sizes[1:])
         elif ins.op == "mpy_et_quant::conv2d_packed.out":
             groups = ir.values[ins.args[7]].payload
-            kh, kw = patch_ops.ints(ir, ins.args[3])
-            terms = ir.tensor(ins.args[0]).sizes[1] // groups * kh * kw
+            terms = ir.tensor(ins.args[0]).sizes[1] // groups * _product(patch_ops.ints(ir, ins.args[3]))
         else:
             continue
-        n = 1
-        for s in ir.tensor(ins.args[-1]).sizes:
-            n *= s
-        total += n * terms
+        total += _product(ir.tensor(ins.args[-1]).sizes) * terms
     return total
+
+
+def _product(sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
 
 
 def peak(ir, alignment=16, preserve_inputs=False):
