@@ -171,3 +171,14 @@ def test_cli_export_patch(tmp_path, capsys):
     assert "patch: 8 bands; peak 479232 -> 156672 bytes" in capsys.readouterr().out
     assert cli.main(["inspect", pte]) == 0
     assert "patched: 8 bands written in place" in capsys.readouterr().out
+
+
+def test_cli_export_patch_arena(tmp_path, capsys):
+    from host_tools import cli
+
+    pte = str(tmp_path / "vww.pte")
+    assert cli.main(["export", "--zoo", "mobilenet_v1_025", "--quantize", "int8", "--quantized-io", "--patch", "arena", "-o", pte]) == 0
+    assert "patch: 24 bands (the stem in sub-bands of 1 row(s)); peak 55296 -> 40320 bytes" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cli.main(["export", "--zoo", "mobilenet_v1_025", "--patch", "smallest", "-o", pte])
+    assert "invalid choice: 'smallest'" in capsys.readouterr().err
