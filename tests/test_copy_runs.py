@@ -15,4 +15,4 @@ RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "cop
 @pytest.mark.parametrize("target", ["unix", "cortex-m3"])
 def test_viper_runs_equal_the_reference(target):
     out = run_code(target, open(RUNNER).read(), timeout=120)
-    assert "COPY_RUNS cases=60 failed=0" in out, out[-3000:]
+    assert "COPY_RUNS cases=200 failed=0" in out, out[-3000:]

@@ -1,7 +1,7 @@
 # Runs on MicroPython ports with a native emitter (tests/test_copy_runs.py):
 # native/copy_runs_viper's step against util/runs' reference step
 # (loops.copy_bytes over memoryviews) on seeded random runs and fills:
-# byte and word runs, tensors at odd offsets of their buffers, a buffer
+# byte and word runs, runs at constant steps (rows of channels), tensors at odd offsets of their buffers, a buffer
 # that is a view at an odd address; each step runs under heap_lock.
 import micropython
 
@@ -32,7 +32,15 @@ def case(k):
     out = Tensor(dtypes.BYTE, [size])
     out.bind(obuf, ooff)
     blocks, at = [], 0
-    while at < size - 1 and len(blocks) < 12:
+    if k % 2:  # rows of channels: runs of one length at constant steps (one plan entry)
+        n = 1 + rand(12)
+        gap = n + rand(2) * 4 * rand(3)
+        src_step = n + rand(8)
+        count = 1 + rand(size // max(gap, src_step) - 1)  # (size >= 64, steps <= 20: 3 runs at least fit)
+        start = rand(size - count * gap + 1)
+        src = rand(size - count * src_step + 1)
+        blocks = [(start + r * gap, src + r * src_step, n) for r in range(count)]
+    while not k % 2 and at < size - 1 and len(blocks) < 12:
         n = 1 + rand(min(40, size - at))
         if rand(2):
             n = (n + 3) & ~3  # word-sized runs
@@ -44,7 +52,7 @@ def case(k):
 
 
 failed = 0
-for k in range(60):
+for k in range(200):
     x, out, obuf, blocks, fills = case(k)
     got = []
     for native in (False, True):
@@ -58,4 +66,4 @@ for k in range(60):
     if got[0] != got[1]:
         failed += 1
         print("FAIL", k, blocks, fills)
-print("COPY_RUNS cases=60 failed=%d" % failed)
+print("COPY_RUNS cases=200 failed=%d" % failed)
