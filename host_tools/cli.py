@@ -28,6 +28,16 @@ def _version():
         return "unknown (not installed)"
 
 
+_PATCH = {"ram": True, "arena": {"instruction_bytes": 0}}  # --patch choices: export(patch=...)
+
+
+def _patched(info):
+    if not info["patched"]:
+        return "no stage lowers the RAM"
+    sub = " (the stem in sub-bands of %d row(s))" % info["sub"] if info.get("sub") else ""
+    return "%d bands%s" % (len(info["bands"]), sub)
+
+
 def cmd_export(args):
     import torch
 
@@ -64,7 +74,7 @@ def cmd_export(args):
     if args.delegate:
         kw["delegate"] = args.delegate
     if args.patch:
-        kw["patch"] = True
+        kw["patch"] = _PATCH[args.patch]
     dynamic = _dynamic_shapes(args.dynamic, inputs) if args.dynamic else ns.get("dynamic_shapes")
     if dynamic is not None:
         kw["dynamic_shapes"] = dynamic
@@ -74,7 +84,7 @@ def cmd_export(args):
         print(
             "patch: %s; peak %d -> %d bytes, MACs %d -> %d"
             % (
-                "%d bands" % len(patched["bands"]) if patched["patched"] else "no stage lowers the RAM",
+                _patched(patched),
                 patched["peak_before"],
                 patched["peak_after"],
                 patched["macs_before"],
@@ -435,8 +445,11 @@ def _parser():
     e.add_argument("--bundle", action="store_true", help="also write a bundled program (.bpte: the program and its example as a test case)")
     e.add_argument(
         "--patch",
-        action="store_true",
-        help="run the first convolution stages band by band when that saves RAM (host_tools/planning/patch.py)",
+        nargs="?",
+        const="ram",
+        choices=sorted(_PATCH),
+        help="run the first convolution stages band by band when that saves RAM (host_tools/planning/patch.py): "
+        "ram (default) counts the heap each added instruction keeps; arena: the smallest arena",
     )
     e.set_defaults(fn=cmd_export)
     r = sub.add_parser("run", help="run a .pte on a target and compare with PyTorch")

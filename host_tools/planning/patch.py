@@ -38,6 +38,7 @@ DEFAULT_MAX_EXTRA_MACS = 0.25  # of the program's MACs
 # int8). patch() weighs every added instruction at this estimate.
 DEFAULT_INSTRUCTION_BYTES = 768
 _BAND_COUNTS = (2, 3, 4, 6, 8, 12, 16, 24)
+_SUB_ROWS = (1, 2)  # rows per sub-band of a stem convolution (rewrite's sub)
 
 
 class PatchError(ValueError):
@@ -88,15 +89,59 @@ def bands_of(rows, count):
     return [(edges[i], edges[i + 1]) for i in range(count)]
 
 
-def rewrite(ir, first, last, ops, bands):
+def sub_bands(c, d, rows):
+    """Rows [c, d) cut into sub-bands of `rows` rows (the last may be shorter)."""
+    return [(i, min(i + rows, d)) for i in range(c, d, rows)]
+
+
+def _band_op(new, ir, ins, op, c, d, held, band_out, label):
+    """Append ins run on output rows [c, d) into band_out: a slice of the
+    rows each row input needs (from the band tensor that holds them, or
+    from the whole tensor), border padding, the op with H padding 0."""
+    args = list(ins.args)
+    own = False  # the op's own H padding is exactly the band's border
+    for arg in op.rows:
+        x = args[arg]
+        a, b, top, bottom = patch_ops.input_rows(op, c, d, ir.tensor(x).sizes[2])
+        src, (h0, h1) = held.get(x, (x, (0, ir.tensor(x).sizes[2])))
+        name = "%s_%s" % (ir.tensor(x).name, label)
+        if (a, b) != (h0, h1):
+            step, src = patch_ops.slice_rows(new, src, a - h0, b - h0, name + "_rows")
+            new.instructions.append(step)
+        own = patch_ops.own_padding(op, c, d, a, b, top, bottom)
+        if (top or bottom) and not own:
+            step, src = patch_ops.pad_rows(new, src, top, bottom, op.pad_value, name + "_pad")
+            new.instructions.append(step)
+        args[arg] = src
+    if op.padding_arg is not None and not own:
+        pw = patch_ops.ints(ir, args[op.padding_arg])[1]
+        args[op.padding_arg] = new.add("IntList", [new.scalar("Int", 0), new.scalar("Int", pw)])
+    args[-2] = args[-1] = band_out
+    new.instructions.append(dataclasses.replace(ins, args=args, source="%s [%s: rows %d..%d]" % (ins.source, label, c, d)))
+
+
+def _band_tensor(new, t, rows, name):
+    return new.add("Tensor", dataclasses.replace(t, sizes=(t.sizes[0], t.sizes[1], rows, t.sizes[3]), name=name))
+
+
+def rewrite(ir, first, last, ops, bands, sub=None):
     """A new ProgramIR with instructions first..last run band by band (the
-    values table is extended, not compacted: see compact())."""
+    values table is extended, not compacted: see compact()).
+
+    sub: None, or rows per sub-band of the window ops that read only tensors
+    from outside the stage (the stem convolution): inside each band such an
+    op runs sub-band by sub-band, each reading just its own rows of the
+    stage input and written into the band's tensor by slice_scatter in
+    place, so the band's whole halo of the stage input is never copied out
+    at once. The same rows are computed (no extra MACs), by more instructions.
+    """
     new = ProgramIR(list(ir.values), list(ir.instructions[:first]), list(ir.inputs), list(ir.outputs), list(ir.state))
     new._interned = dict(ir._interned)
     stage = list(zip(ir.instructions[first : last + 1], ops))
     final = stage[-1][0].args[-1]
+    made = {ins.args[-1] for ins, _ in stage}
     for band, (r0, r1) in enumerate(bands):
-        need, reads = {final: (r0, r1)}, {}
+        need = {final: (r0, r1)}
         for pos in range(len(stage) - 1, -1, -1):  # rows each tensor must hold for this band
             ins, op = stage[pos]
             if ins.args[-1] not in need:
@@ -104,40 +149,27 @@ def rewrite(ir, first, last, ops, bands):
             c, d = need[ins.args[-1]]
             for arg in op.rows:
                 x = ins.args[arg]
-                a, b, top, bottom = patch_ops.input_rows(op, c, d, ir.tensor(x).sizes[2])
-                reads[pos, arg] = (a, b, top, bottom)
+                a, b, _, _ = patch_ops.input_rows(op, c, d, ir.tensor(x).sizes[2])
                 have = need.get(x)
                 need[x] = (a, b) if have is None else (min(a, have[0]), max(b, have[1]))
         held = {}  # value -> (its band tensor, rows it holds)
-        for pos, (ins, op) in enumerate(stage):
-            if ins.args[-1] not in need:
-                continue
-            args = list(ins.args)
-            c, d = need[ins.args[-1]]
-            own = False  # the op's own H padding is exactly the band's border
-            for arg in op.rows:
-                a, b, top, bottom = reads[pos, arg]
-                x = args[arg]
-                src, (h0, h1) = held.get(x, (x, (0, ir.tensor(x).sizes[2])))
-                name = "%s_b%d" % (ir.tensor(x).name, band)
-                if (a, b) != (h0, h1):
-                    step, src = patch_ops.slice_rows(new, src, a - h0, b - h0, name + "_rows")
-                    new.instructions.append(step)
-                own = patch_ops.own_padding(op, c, d, a, b, top, bottom)
-                if (top or bottom) and not own:
-                    step, src = patch_ops.pad_rows(new, src, top, bottom, op.pad_value, name + "_pad")
-                    new.instructions.append(step)
-                args[arg] = src
-            if op.padding_arg is not None and not own:
-                pw = patch_ops.ints(ir, args[op.padding_arg])[1]
-                args[op.padding_arg] = new.add("IntList", [new.scalar("Int", 0), new.scalar("Int", pw)])
+        for ins, op in stage:
             out = ins.args[-1]
+            if out not in need:
+                continue
+            c, d = need[out]
             t = ir.tensor(out)
-            band_out = new.add(
-                "Tensor", dataclasses.replace(t, sizes=(t.sizes[0], t.sizes[1], d - c, t.sizes[3]), name="%s_b%d" % (t.name, band))
-            )
-            args[-2] = args[-1] = band_out
-            new.instructions.append(dataclasses.replace(ins, args=args, source="%s [band %d: rows %d..%d]" % (ins.source, band, c, d)))
+            band_out = _band_tensor(new, t, d - c, "%s_b%d" % (t.name, band))
+            outside = not any(ins.args[arg] in made for arg in op.rows)
+            if sub and op.window is not None and outside and d - c > sub:
+                for part, (e, f) in enumerate(sub_bands(c, d, sub)):
+                    label = "b%ds%d" % (band, part)
+                    part_out = _band_tensor(new, t, f - e, "%s_%s" % (t.name, label))
+                    _band_op(new, ir, ins, op, e, f, held, part_out, label)
+                    source = "patch: sub-band %d of band %d of %s" % (part, band, t.name)
+                    new.instructions.append(patch_ops.scatter_rows(new, band_out, part_out, e - c, f - c, source))
+            else:
+                _band_op(new, ir, ins, op, c, d, held, band_out, "b%d" % band)
             held[out] = (band_out, (c, d))
         new.instructions.append(
             patch_ops.scatter_rows(new, final, held[final][0], r0, r1, "patch: band %d of %s" % (band, ir.tensor(final).name))
@@ -147,23 +179,25 @@ def rewrite(ir, first, last, ops, bands):
 
 
 def ir_macs(ir):
-    """MACs of the program's convolutions (output elements x terms each)."""
+    """MACs of the program's convolutions, 1-D or 2-D (output elements x terms each)."""
     total = 0
     for ins in ir.instructions:
         if ins.op == "aten::convolution.out":
-            w = ir.tensor(ins.args[1]).sizes
-            terms = w[1] * w[2] * w[3]
+            terms = _product(ir.tensor(ins.args[1]).sizes[1:])
         elif ins.op == "mpy_et_quant::conv2d_packed.out":
             groups = ir.values[ins.args[7]].payload
-            kh, kw = patch_ops.ints(ir, ins.args[3])
-            terms = ir.tensor(ins.args[0]).sizes[1] // groups * kh * kw
+            terms = ir.tensor(ins.args[0]).sizes[1] // groups * _product(patch_ops.ints(ir, ins.args[3]))
         else:
             continue
-        n = 1
-        for s in ir.tensor(ins.args[-1]).sizes:
-            n *= s
-        total += n * terms
+        total += _product(ir.tensor(ins.args[-1]).sizes) * terms
     return total
+
+
+def _product(sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
 
 
 def peak(ir, alignment=16, preserve_inputs=False):
@@ -207,7 +241,9 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
         ir: a lowered ProgramIR (not modified).
         options: True (choose everything), or a dict with any of "tiles"
             (number of bands), "start" / "stop" (instruction indices of the
-            stage's first and last instruction), "max_extra_macs" (extra
+            stage's first and last instruction), "sub" (rows per sub-band
+            of the stage's first convolution, see rewrite(); 0: none;
+            default: the best of none and _SUB_ROWS), "max_extra_macs" (extra
             MACs allowed, a fraction of the program's; default 0.25),
             "instruction_bytes" (heap counted per added instruction;
             default DEFAULT_INSTRUCTION_BYTES; 0: the smallest arena).
@@ -218,7 +254,7 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
         the stage's instructions (op and output name), bands.
     """
     opts = {} if options is True else dict(options)
-    known = ("tiles", "start", "stop", "max_extra_macs", "instruction_bytes")
+    known = ("tiles", "start", "stop", "sub", "max_extra_macs", "instruction_bytes")
     unknown = set(opts) - set(known)
     if unknown:
         raise PatchError("patch: unknown option(s) %s (%s)" % (sorted(unknown), ", ".join(known)))
@@ -229,15 +265,19 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
     per_instruction = opts.get("instruction_bytes", DEFAULT_INSTRUCTION_BYTES)
     macs, before = ir_macs(ir), peak(ir, alignment, preserve_inputs)
     best = None
+    subs = (None,) + _SUB_ROWS if opts.get("sub") is None else (opts["sub"] or None,)
+    if any(s is not None and (not isinstance(s, int) or isinstance(s, bool) or s < 1) for s in subs):
+        raise PatchError("patch: sub must be a number of rows >= 1 (0: no sub-bands), got %r" % opts["sub"])
     for first, last, ops, bands in candidates(ir, opts.get("start"), opts.get("stop"), opts.get("tiles")):
-        new = rewrite(ir, first, last, ops, bands)
-        extra = ir_macs(new) - macs
-        if extra > budget * macs:
-            continue
-        after = peak(new, alignment, preserve_inputs)
-        key = (after + per_instruction * (len(new.instructions) - len(ir.instructions)), after, extra)
-        if best is None or key < best[0]:
-            best = (key, new, first, last, bands)
+        for sub in subs:
+            new = rewrite(ir, first, last, ops, bands, sub)
+            extra = ir_macs(new) - macs
+            if extra > budget * macs:
+                break  # the same MACs with sub-bands
+            after = peak(new, alignment, preserve_inputs)
+            key = (after + per_instruction * (len(new.instructions) - len(ir.instructions)), after, extra)
+            if best is None or key < best[0]:
+                best = (key, new, first, last, bands, sub)
     info = {"peak_before": before, "macs_before": macs, "patched": False}
     forced = any(k in opts for k in ("tiles", "start", "stop"))  # patched as asked, even if it saves nothing
     if best is None and forced:
@@ -245,9 +285,9 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
     if best is None or (best[0][0] >= before and not forced):
         info.update(peak_after=before, macs_after=macs)
         return ir, info
-    (_, after, extra), new, first, last, bands = best
+    (_, after, extra), new, first, last, bands, sub = best
     stage = [(ins.op, ir.tensor(ins.args[-1]).name) for ins in ir.instructions[first : last + 1]]
-    info.update(patched=True, peak_after=after, macs_after=macs + extra, stage=stage, bands=bands, first=first, last=last)
+    info.update(patched=True, peak_after=after, macs_after=macs + extra, stage=stage, bands=bands, first=first, last=last, sub=sub)
     return compact(new), info
 
 

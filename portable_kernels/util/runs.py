@@ -6,13 +6,16 @@ channel of an NCHW tensor (slice_scatter and constant_pad_nd in a patched
 stage, host_tools/planning/patch.py): an element loop moves a byte in
 hundreds of bytecode instructions, a run copy moves the whole run at once.
 Each run keeps two memoryview objects on the heap, so a kernel takes this
-path up to MAX_RUNS runs and walks elements beyond.
+path up to MAX_RUNS runs and walks elements beyond. Where the port has a
+native emitter, native/copy_runs_viper.py copies the runs instead from an
+array of their offsets (12 bytes a run, not two memoryviews).
 """
 
 from mpy_et import dtypes
 from mpy_et.port import const
 from mpy_et.tensor import typed_view
 from portable_kernels.util import loops
+from portable_kernels.util.emitters import HAS_NATIVE
 
 MAX_RUNS = const(256)
 
@@ -64,12 +67,12 @@ def gaps(runs, nbytes):
     return out
 
 
-def copy_step(x, out, runs, fills=(), fill_value=None):
-    """(step, ctx) of loops.copy_bytes: the runs of x into out, and the
-    `fills` ranges of out set to fill_value (already cast to out's dtype)."""
-    src, dst = x.buffer, out.buffer
-    dsts = [dst[b : b + n] for b, _, n in runs]
-    srcs = [src[a : a + n] for _, a, n in runs]
+def copy_step(x, out, runs, fills=(), fill_value=None, native=HAS_NATIVE):
+    """(step, ctx) copying the runs of x into out and setting the `fills`
+    ranges of out to fill_value (already cast to out's dtype): the viper
+    step where the port has one (native), else loops.copy_bytes over
+    memoryviews (the reference)."""
+    pattern = None
     if fills:
         item = dtypes.itemsize(out.dtype)
         longest = max(n for _, n in fills)
@@ -77,6 +80,14 @@ def copy_step(x, out, runs, fills=(), fill_value=None):
         view = typed_view(pattern, 0, longest // item, out.dtype)
         for i in range(longest // item):
             view[i] = fill_value
+    if native:
+        from portable_kernels.native import copy_runs_viper
+
+        return copy_runs_viper.prepare(x, out, runs, fills, pattern)
+    src, dst = x.buffer, out.buffer
+    dsts = [dst[b : b + n] for b, _, n in runs]
+    srcs = [src[a : a + n] for _, a, n in runs]
+    if fills:
         whole = memoryview(pattern)
         cut = {}  # one view of the pattern per length (border rows of every channel share it)
         for b, n in fills:

@@ -7,8 +7,8 @@ and NaN payloads survive: 4-byte words where a small int holds any int32
 (64-bit ports), else halfwords (a 32-bit port boxes an int32 read beyond
 +-2**30, which most float bit patterns are); 1-byte types move as bytes. The plan is chosen at load time:
 - one contiguous run: a single byte-range copy;
-- a few contiguous runs (up to _MAX_SLICES): byte-range copies of
-  memoryviews cut at load time;
+- a few contiguous runs (up to _MAX_SLICES): util/runs.copy_step (byte-range
+  copies of memoryviews cut at load time, or a viper copy of the runs);
 - otherwise rows of units walked by loops.run_rows.
 No step here allocates.
 """
@@ -18,7 +18,7 @@ import sys
 from mpy_et import dtypes
 from mpy_et.port import const
 from mpy_et.tensor import typed_view
-from portable_kernels.util import checks, loops
+from portable_kernels.util import checks, loops, runs
 
 _MAX_SLICES = const(64)
 
@@ -83,16 +83,12 @@ def gather(x, out, sizes, strides, offset, same_bytes=False):
     item = dtypes.itemsize(x.dtype)
     unit_bytes = item // units
     if step == 1 and nrows <= _MAX_SLICES:
-        src = x.buffer
-        dst = out.buffer
         nb = n * unit_bytes
         starts = row_starts(plan, nrows)
         if nrows == 1:  # one run (a slice of the last dim, a select): two views, no lists
             a = offset * item + starts[0] * unit_bytes
-            return loops.copy_one, (dst[0:nb], src[a : a + nb])
-        srcs = [src[offset * item + a * unit_bytes : offset * item + a * unit_bytes + nb] for a in starts]
-        dsts = [dst[r * nb : (r + 1) * nb] for r in range(nrows)]
-        return loops.copy_bytes, (dsts, srcs, nrows)
+            return loops.copy_one, (out.buffer[0:nb], x.buffer[a : a + nb])
+        return runs.copy_step(x, out, [(r * nb, offset * item + a * unit_bytes, nb) for r, a in enumerate(starts)])
     dst = raw_view(out)[0]
     if min(strides) < 0:  # reads before `offset` (flip): walk from the start of x
         return loops.run_rows, loops.rows_ctx(_copy_row_from, (raw_view(x)[0], dst, n, step, offset * units), plan)
