@@ -10,6 +10,8 @@ At an inf or NaN operand the soft-float functions stop; the rest of that row
 runs here in bytecode (`_tail`), so inf/NaN results are torch's.
 """
 
+from array import array
+
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.util import loops
@@ -39,6 +41,18 @@ def steps(a, b, out, op, plan):
     return loops.run_rows, loops.rows_ctx(_row, (a.data, b.data, out.data, op, n, sa, sb), plan)
 
 
+def scalar_steps(a, c, out, op):
+    """(step, ctx) for out = a OP c (c a Python number fixed at load time,
+    rounded to float32 as torch does for a float32 tensor), or None."""
+    if not (WIDE or FPU or THUMB2) or out.numel < _MIN_ELEMENTS or not addressable(a, out):
+        return None
+    if a.dtype != dtypes.FLOAT or out.dtype != dtypes.FLOAT or not isinstance(c, (int, float)) or isinstance(c, bool):
+        return None
+    global binary
+    binary = native()
+    return _scalar, (a.data, array("f", [c]), out.data, op, out.numel)
+
+
 def native():
     """This port's binary() (imported when first needed: load time); None
     where it has none."""
@@ -58,6 +72,13 @@ def _flat(ctx):
     done = binary(a, b, o, op, n, 0, 0, 0, 1, 1)
     if done < n:
         _tail(a, b, o, op, done, n, 0, 0, 0, 1, 1)
+
+
+def _scalar(ctx):
+    a, c, o, op, n = ctx
+    done = binary(a, c, o, op, n, 0, 0, 0, 1, 0)
+    if done < n:
+        _tail(a, c, o, op, done, n, 0, 0, 0, 1, 0)
 
 
 def _row(rctx, ia, ib, io):
