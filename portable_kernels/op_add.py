@@ -26,6 +26,9 @@ def add_scalar_out(a, other, alpha, out):
     r = checks.arith_dtype((a,), (other,), out, "add.Scalar")
     checks.alpha(alpha, r, "add.Scalar")
     checks.out_shape(out, a.sizes, "add.Scalar")
+    fast = f32_arith.scalar_steps(a, alpha * other, out, f32_arith.ADD)
+    if fast:
+        return fast
     return scalar_step(a, out, alpha * other, r)
 
 

@@ -1,12 +1,13 @@
 """aten::amax.out: the largest element over dims (a list; [] is every
 dim), keepdim as torch; NaN wins, as in torch. Allocation: none for bool
 and int32 inputs, and for float32 where the port has a native emitter
-(f32_extreme_viper: on the bits); boxed floats for other float inputs."""
+(f32_extreme_viper: on the bits; on Thumb-2 boards its assembler copy,
+f32_extreme_thumb); boxed floats for other float inputs."""
 
 from mpy_et import dtypes, noalloc
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks
-from portable_kernels.util.emitters import HAS_NATIVE
+from portable_kernels.util.emitters import HAS_NATIVE, THUMB2
 from portable_kernels.util.reduce_extreme import extreme, extreme_walk
 
 if HAS_NATIVE:
@@ -19,6 +20,11 @@ def amax_out(x, dim, keepdim, out):
     if HAS_NATIVE and x.dtype == dtypes.FLOAT and addressable(x, out):  # on the bits, in viper
         walk = extreme_walk(x, dim, keepdim, out, "amax")
         if walk is not None:
+            if THUMB2:
+                from portable_kernels.native import f32_extreme_thumb
+
+                if f32_extreme_thumb.usable(walk):
+                    return _amax_thumb, (x.data, out.data, walk, f32_extreme_thumb.extreme)
             return _amax_bits, (x.data, out.data, walk)
     ko, ro = extreme(x, dim, keepdim, out, "amax")
     return _amax, (x.data, out.data, ko, ro[1:])  # ro[0] is 0: the first element starts the walk
@@ -26,6 +32,10 @@ def amax_out(x, dim, keepdim, out):
 
 def _amax_bits(ctx):
     viper_extreme(ctx[0], ctx[1], ctx[2], 1)
+
+
+def _amax_thumb(ctx):
+    ctx[3](ctx[0], ctx[1], ctx[2], 1)
 
 
 def _amax(ctx):
@@ -45,4 +55,4 @@ def _amax(ctx):
         k += 1
 
 
-noalloc.mark(_amax_bits)
+noalloc.mark(_amax_thumb, _amax_bits)

@@ -1,12 +1,13 @@
 """aten::amin.out: the smallest element over dims (a list; [] is every
 dim), keepdim as torch; NaN wins, as in torch. Allocation: none for bool
 and int32 inputs, and for float32 where the port has a native emitter
-(f32_extreme_viper: on the bits); boxed floats for other float inputs."""
+(f32_extreme_viper: on the bits; on Thumb-2 boards its assembler copy,
+f32_extreme_thumb); boxed floats for other float inputs."""
 
 from mpy_et import dtypes, noalloc
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks
-from portable_kernels.util.emitters import HAS_NATIVE
+from portable_kernels.util.emitters import HAS_NATIVE, THUMB2
 from portable_kernels.util.reduce_extreme import extreme, extreme_walk
 
 if HAS_NATIVE:
@@ -19,6 +20,11 @@ def amin_out(x, dim, keepdim, out):
     if HAS_NATIVE and x.dtype == dtypes.FLOAT and addressable(x, out):  # on the bits, in viper
         walk = extreme_walk(x, dim, keepdim, out, "amin")
         if walk is not None:
+            if THUMB2:
+                from portable_kernels.native import f32_extreme_thumb
+
+                if f32_extreme_thumb.usable(walk):
+                    return _amin_thumb, (x.data, out.data, walk, f32_extreme_thumb.extreme)
             return _amin_bits, (x.data, out.data, walk)
     ko, ro = extreme(x, dim, keepdim, out, "amin")
     return _amin, (x.data, out.data, ko, ro[1:])  # ro[0] is 0: the first element starts the walk
@@ -26,6 +32,10 @@ def amin_out(x, dim, keepdim, out):
 
 def _amin_bits(ctx):
     viper_extreme(ctx[0], ctx[1], ctx[2], -1)
+
+
+def _amin_thumb(ctx):
+    ctx[3](ctx[0], ctx[1], ctx[2], -1)
 
 
 def _amin(ctx):
@@ -45,4 +55,4 @@ def _amin(ctx):
         k += 1
 
 
-noalloc.mark(_amin_bits)
+noalloc.mark(_amin_thumb, _amin_bits)

@@ -26,6 +26,9 @@ def mul_out(a, b, out):
 def mul_scalar_out(a, other, out):
     r = checks.arith_dtype((a,), (other,), out, "mul.Scalar")
     checks.out_shape(out, a.sizes, "mul.Scalar")
+    fast = f32_arith.scalar_steps(a, other, out, f32_arith.MUL)
+    if fast:
+        return fast
     ctx = (a.data, out.data, out.numel, other)
     return loops.int_steps(out, r, _mul_scalar, ctx)
 

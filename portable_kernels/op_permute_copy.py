@@ -8,11 +8,13 @@ Wider ones (int64, float64; float32 on 32-bit ports, where moving two
 halfwords per element measured 3x slower than boxing a float) go through
 loops.copy_view: int64 as int32 halves, floats boxed one per element.
 The step walks out in order and gathers from x with the permuted strides
-(loops.run_rows); 1-byte tensors are gathered in viper where the port has
-the emitter (native/gather_bytes_viper.py).
+(loops.run_rows); 1-byte and 4-byte tensors are gathered in viper where the
+port has the emitter (native/gather_bytes_viper.py, gather_words_viper.py:
+on a 32-bit board a float32 moves as a word, never boxed).
 """
 
 from mpy_et import dtypes, noalloc
+from mpy_et.tensor import addressable
 from portable_kernels.util import checks, loops, strided
 from portable_kernels.util.emitters import HAS_NATIVE
 
@@ -44,6 +46,13 @@ def permute_copy_out(x, dims, out):
         return None
     if plan[0] == 0 and step == 1:  # the identity permutation (up to size-1 dims)
         return loops.copy_all(x, out)
+    if HAS_NATIVE and dtypes.itemsize(x.dtype) == 4 and addressable(x, out):
+        from portable_kernels.native import gather_words_viper
+
+        wplan, wn, wstep, _ = loops.rows_plan(sizes, [st[d] for d in perm], [0] * nd)
+        fast = gather_words_viper.prepare(x, out, wplan, wn, wstep)
+        if fast is not None:
+            return fast
     if HAS_NATIVE and dtypes.itemsize(x.dtype) == 1 and step >= 0:
         from portable_kernels.native import gather_bytes_viper
 

@@ -1,8 +1,10 @@
 """aten::tanh.out (math.tanh saturates to +-1; it never overflows).
 
 float32 on ports with 64-bit native words (emitters.WIDE): f32_sigmoid_viper
-on the bit patterns (within 1 ulp, no float objects); from an inf/NaN on, the
-bytecode loop below finishes the tensor (in-place safe)."""
+on the bit patterns (within 1 ulp, no float objects); on other Thumb-2 boards
+(Cortex-M3, M7) f32_sigmoid_thumb's fixed point in assembler (its docstring
+gives its accuracy); from an inf/NaN on, the bytecode loop below finishes
+the tensor (in-place safe)."""
 
 import math
 
@@ -10,13 +12,16 @@ from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.op_sigmoid import MIN_VIPER
 from portable_kernels.util import checks
-from portable_kernels.util.emitters import WIDE
+from portable_kernels.util.emitters import THUMB2, WIDE
 
 
 def tanh_out(x, out):
     checks.unary(x, out, "tanh", floating=True)
-    if WIDE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= MIN_VIPER and addressable(x, out):
-        from portable_kernels.native.f32_sigmoid_viper import unary  # imported when first needed (load time)
+    if (WIDE or THUMB2) and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= MIN_VIPER and addressable(x, out):
+        if WIDE:  # imported when first needed (load time)
+            from portable_kernels.native.f32_sigmoid_viper import unary
+        else:
+            from portable_kernels.native.f32_sigmoid_thumb import unary
 
         return _viper, (x.data, out.data, x.numel, math.tanh, unary)
     return _tanh, (x.data, out.data, x.numel, math.tanh)

@@ -80,6 +80,8 @@ def add_sub_mul_cases():
         Case("add inf nan", "aten::add.out", [torch.tensor([INF, -INF, NAN, 1.0]), torch.tensor([1.0, 2.0, 3.0, INF]), 1, Out((4,))]),
         Case("add.Scalar f32", "aten::add.Scalar_out", [rnd(2, 3), 2.5, 2, Out((2, 3))]),
         Case("add.Scalar f32 int", "aten::add.Scalar_out", [rnd(2, 3), 3, 1, Out((2, 3))]),
+        Case("add.Scalar f32 rows", "aten::add.Scalar_out", [rnd(3, 5), 0.1, -2, Out((3, 5))]),
+        Case("add.Scalar f32 scalar past float32", "aten::add.Scalar_out", [rnd(9), 1e39, 1, Out((9,))]),
         Case("add.Scalar i32", "aten::add.Scalar_out", [rnd(6, dtype=I32), 3, 2, Out((6,), I32)], noalloc=True),
         Case("add.Scalar i32 + float -> f32", "aten::add.Scalar_out", [rnd(6, dtype=I32), 0.5, 1, Out((6,))]),
         Case("add.Scalar 0-dim", "aten::add.Scalar_out", [torch.tensor(1.5), -4.0, 1, Out(())]),
@@ -97,6 +99,12 @@ def add_sub_mul_cases():
         Case("mul i32", "aten::mul.out", [rnd(2, 3, dtype=I32), rnd(2, 3, dtype=I32, seed=4), Out((2, 3), I32)], noalloc=True),
         Case("mul i32 broadcast", "aten::mul.out", [rnd(2, 1, dtype=I32), rnd(1, 5, dtype=I32, seed=4), Out((2, 5), I32)], noalloc=True),
         Case("mul.Scalar f32", "aten::mul.Scalar_out", [rnd(3, 2), -1.5, Out((3, 2))]),
+        Case("mul.Scalar f32 rows", "aten::mul.Scalar_out", [rnd(4, 5), 0.1, Out((4, 5))]),
+        Case(
+            "mul.Scalar f32 nan inf",
+            "aten::mul.Scalar_out",
+            [torch.tensor([1.0, NAN, INF, -2.0, 0.5, -INF, 3.0, 4.0, 5.0]), -0.3, Out((9,))],
+        ),
         Case("mul.Scalar i32", "aten::mul.Scalar_out", [rnd(3, 2, dtype=I32), 3, Out((3, 2), I32)], noalloc=True),
         Case("mul.Scalar i32 * float -> f32", "aten::mul.Scalar_out", [rnd(3, 2, dtype=I32), 0.25, Out((3, 2))]),
     ]

@@ -72,6 +72,7 @@ def pool_upsample_cases():
             noalloc=True,
         ),
         Case("upsample_nearest2d scales given", near, [x, [7, 9], 2.5, 2.5, Out((1, 2, 7, 9))], noalloc=True),
+        Case("upsample_nearest2d f64", near_v, [x.double(), None, [2.0, 2.0], Out((1, 2, 6, 8), F64)], noalloc=True),
         Case("upsample_bilinear2d.vec size", bil_v, [x, [1, 1], False, None, Out((1, 2, 1, 1))]),
         Case("upsample_bilinear2d scales given", bil, [x, [7, 9], False, 2.5, 2.5, Out((1, 2, 7, 9))]),
         Case("upsample_bilinear2d f64", bil_v, [x.double(), None, True, [2.0, 2.0], Out((1, 2, 6, 8), F64)], atol=1e-12, rtol=1e-12),

@@ -1,5 +1,6 @@
-"""Float32 add / sub / mul in viper soft-float (portable_kernels/native/f32_arith_viper.py,
-64-bit native ports) on unix MicroPython: bit for bit the bytecode result
+"""Float32 add / sub / mul in soft-float: viper (portable_kernels/native/f32_arith_viper.py,
+64-bit native ports) on unix MicroPython, Thumb-2 assembler (f32_arith_thumb.py)
+on the Cortex-M3 board, and the FPU's (f32_arith_fpu.py) on the Cortex-M7: bit for bit the bytecode result
 over pairs chosen to hit every rounding path (ties, carries into the exponent,
 cancellation, denormal inputs and results, overflow, signed zeros), and the
 kernels' steps in place with NaN and inf mid-row."""
@@ -46,11 +47,11 @@ def _pairs():
     return xs, ys
 
 
-@pytest.fixture(scope="module")
-def output():
+@pytest.fixture(scope="module", params=["unix", "cortex-m3-large", "cortex-m7"])
+def output(request):
     xs, ys = _pairs()
     blob = struct.pack("<%df" % len(xs), *xs) + struct.pack("<%df" % len(ys), *ys)
-    return run_code("unix", open(RUNNER).read(), files={"pairs.bin": blob}, timeout=120), len(xs)
+    return run_code(request.param, open(RUNNER).read(), files={"pairs.bin": blob}, timeout=300), len(xs)
 
 
 def test_bit_for_bit_the_bytecode_result(output):

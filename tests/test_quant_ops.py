@@ -72,7 +72,8 @@ def test_zoo_execute_allocates_nothing_and_is_bit_identical(target):
 
 # --- mpy_et_quant::bmm (portable_kernels/quantized/op_bmm.py) against host_tools/quantize/ref_bmm.py ---
 # The kernel is called directly (its lowering from the transformer's bmm is not wired yet);
-# both steps (pure Python, and viper where the port has the emitter) in one process per target.
+# both steps (pure Python, and viper where the port has the emitter, assembler on the
+# Thumb-2 boards) in one process per target.
 
 _BMM_DEVICE = """
 from mpy_et.tensor import Tensor
@@ -138,7 +139,7 @@ def _bmm_cases():
     return cases, want
 
 
-@pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "circuitpython", "cortex-m3"])
+@pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "circuitpython", "cortex-m3", "cortex-m7"])
 def test_bmm_kernel_bit_identical_under_heap_lock(target):
     why = unavailable(target)
     if why:
@@ -147,7 +148,8 @@ def test_bmm_kernel_bit_identical_under_heap_lock(target):
 
     cases, want = _bmm_cases()
     out = run_code(target, "CASES = %r\n" % (cases,) + _BMM_DEVICE, timeout=300)
-    paths = {"ref": "_bmm", "viper": "_step"} if target in ("unix", "cortex-m3") else {"ref": "_bmm"}
+    # "viper": the native step (q_bmm_viper's; q_bmm_thumb's on the Thumb-2 boards)
+    paths = {"ref": "_bmm", "viper": "_step"} if target in ("unix", "cortex-m3", "cortex-m7") else {"ref": "_bmm"}
     got = {}
     for line in out.splitlines():
         if line.startswith("OUT "):

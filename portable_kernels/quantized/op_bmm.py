@@ -4,12 +4,14 @@
 a int8 [B, M, K], b int8 [B, K, N], out int8 [B, M, N]. K is bounded at load
 so the accumulator stays a small int on 32-bit ports (K * 255 * 255 < 2**30).
 Pure-Python step here (every port); a viper step (native/q_bmm_viper.py) where the
-port has a native emitter. Does not allocate in the step."""
+port has a native emitter, its integers in assembler (native/q_bmm_thumb.py) on
+Thumb-2 boards. Does not allocate in the step."""
 
 from mpy_et import noalloc
 from portable_kernels.quantized import requant as q_requant
 from portable_kernels.quantized.requant import check_int8, requant, scalar_params, zero_point
 from portable_kernels.util import checks
+from portable_kernels.util.emitters import THUMB2
 
 MAX_K = ((1 << 30) - 1) // (255 * 255)  # 16512
 
@@ -37,6 +39,10 @@ def bmm_out(a, b, a_zp, b_zp, multiplier, shift, limit, out_zp, out_min, out_max
         checks.fail("%s: out_min %d above out_max %d" % (what, lo, hi))
     if out.numel == 0:
         return None
+    if THUMB2 and q_requant.use_viper and k > 0:  # Thumb-2 boards: the same integers in assembler (native/q_bmm_thumb.py)
+        from portable_kernels.native import q_bmm_thumb
+
+        return q_bmm_thumb.prepare(a, b, out, nb, m, k, n, za, zb, multiplier, shift, limit, zo, lo, hi)
     if q_requant.use_viper:  # the port has a native emitter (native/q_bmm_viper.py)
         from portable_kernels.native import q_bmm_viper
 

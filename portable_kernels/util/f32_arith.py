@@ -1,19 +1,23 @@
 """Steps for float32 add / sub / mul through f32_arith_viper on ports with
-64-bit native words (emitters.WIDE), or f32_arith_fpu's FPU instructions
-where there is a single-precision FPU (emitters.FPU: Cortex-M4F / M7): bit
-for bit the bytecode steps' results, without a float object per element. Elsewhere (and for other
-dtypes) `steps` returns None and the kernel keeps its bytecode steps.
+64-bit native words (emitters.WIDE), f32_arith_fpu's FPU instructions
+where there is a single-precision FPU (emitters.FPU: Cortex-M4F / M7), or
+f32_arith_thumb's Thumb-2 soft-float on the other Thumb-2 boards
+(Cortex-M3): bit for bit the bytecode steps' results, without a float
+object per element. Elsewhere (and for other dtypes) `steps` returns None
+and the kernel keeps its bytecode steps.
 
-At an inf or NaN operand the viper function stops; the rest of that row
+At an inf or NaN operand the soft-float functions stop; the rest of that row
 runs here in bytecode (`_tail`), so inf/NaN results are torch's.
 """
+
+from array import array
 
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.util import loops
-from portable_kernels.util.emitters import FPU, WIDE
+from portable_kernels.util.emitters import FPU, THUMB2, WIDE
 
-binary = None  # f32_arith_viper.binary, once a step uses it
+binary = None  # the native binary(), once a step uses it
 ADD = 0
 SUB = 1
 MUL = 2
@@ -24,21 +28,43 @@ _MIN_ELEMENTS = 8
 
 def steps(a, b, out, op, plan):
     """(step, ctx) for out = a OP b (plan: loops.broadcast's), or None."""
-    if not (WIDE or FPU) or out.numel < _MIN_ELEMENTS or not addressable(a, b, out):
+    if not (WIDE or FPU or THUMB2) or out.numel < _MIN_ELEMENTS or not addressable(a, b, out):
         return None
     for t in (a, b, out):
         if t.dtype != dtypes.FLOAT:
             return None
     global binary
-    if WIDE:  # imported when first needed (load time)
-        from portable_kernels.native.f32_arith_viper import binary
-    else:
-        from portable_kernels.native.f32_arith_fpu import binary
-
+    binary = native()
     if plan is None:
         return _flat, (a.data, b.data, out.data, op, out.numel)
     plan, n, sa, sb = plan
     return loops.run_rows, loops.rows_ctx(_row, (a.data, b.data, out.data, op, n, sa, sb), plan)
+
+
+def scalar_steps(a, c, out, op):
+    """(step, ctx) for out = a OP c (c a Python number fixed at load time,
+    rounded to float32 as torch does for a float32 tensor), or None."""
+    if not (WIDE or FPU or THUMB2) or out.numel < _MIN_ELEMENTS or not addressable(a, out):
+        return None
+    if a.dtype != dtypes.FLOAT or out.dtype != dtypes.FLOAT or not isinstance(c, (int, float)) or isinstance(c, bool):
+        return None
+    global binary
+    binary = native()
+    return _scalar, (a.data, array("f", [c]), out.data, op, out.numel)
+
+
+def native():
+    """This port's binary() (imported when first needed: load time); None
+    where it has none."""
+    if WIDE:
+        from portable_kernels.native.f32_arith_viper import binary
+    elif FPU:
+        from portable_kernels.native.f32_arith_fpu import binary
+    elif THUMB2:
+        from portable_kernels.native.f32_arith_thumb import binary
+    else:
+        return None
+    return binary
 
 
 def _flat(ctx):
@@ -46,6 +72,13 @@ def _flat(ctx):
     done = binary(a, b, o, op, n, 0, 0, 0, 1, 1)
     if done < n:
         _tail(a, b, o, op, done, n, 0, 0, 0, 1, 1)
+
+
+def _scalar(ctx):
+    a, c, o, op, n = ctx
+    done = binary(a, c, o, op, n, 0, 0, 0, 1, 0)
+    if done < n:
+        _tail(a, c, o, op, done, n, 0, 0, 0, 1, 0)
 
 
 def _row(rctx, ia, ib, io):

@@ -9,7 +9,9 @@ and NaN payloads survive: 4-byte words where a small int holds any int32
 - one contiguous run: a single byte-range copy;
 - a few contiguous runs (up to _MAX_SLICES): util/runs.copy_step (byte-range
   copies of memoryviews cut at load time, or a viper copy of the runs);
-- otherwise rows of units walked by loops.run_rows.
+- otherwise rows of units walked by loops.run_rows, or, for 4-byte
+  elements where the port has a native emitter, native/gather_words_viper
+  (words move as words).
 No step here allocates.
 """
 
@@ -17,8 +19,9 @@ import sys
 
 from mpy_et import dtypes
 from mpy_et.port import const
-from mpy_et.tensor import typed_view
+from mpy_et.tensor import addressable, typed_view
 from portable_kernels.util import checks, loops, runs
+from portable_kernels.util.emitters import HAS_NATIVE
 
 _MAX_SLICES = const(64)
 
@@ -89,6 +92,13 @@ def gather(x, out, sizes, strides, offset, same_bytes=False):
             a = offset * item + starts[0] * unit_bytes
             return loops.copy_one, (out.buffer[0:nb], x.buffer[a : a + nb])
         return runs.copy_step(x, out, [(r * nb, offset * item + a * unit_bytes, nb) for r, a in enumerate(starts)])
+    if HAS_NATIVE and item == 4 and addressable(x, out):  # words in viper: no boxing on 32-bit boards
+        from portable_kernels.native import gather_words_viper
+
+        wplan, wn, wstep, _ = loops.rows_plan(tuple(sizes), list(strides), [0] * nd)
+        fast = gather_words_viper.prepare(x, out, wplan, wn, wstep, offset)
+        if fast is not None:
+            return fast
     dst = raw_view(out)[0]
     if min(strides) < 0:  # reads before `offset` (flip): walk from the start of x
         return loops.run_rows, loops.rows_ctx(_copy_row_from, (raw_view(x)[0], dst, n, step, offset * units), plan)

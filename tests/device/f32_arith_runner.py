@@ -1,5 +1,6 @@
-# Runs on unix MicroPython (tests/test_f32_arith_viper.py): float32 add, sub
-# and mul of the pairs in DATA_DIR/pairs.bin through f32_arith_viper.binary,
+# Runs on unix MicroPython and the boards (tests/test_f32_arith_viper.py): float32
+# add, sub and mul of the pairs in DATA_DIR/pairs.bin through the port's native
+# binary() (f32_arith.native(): f32_arith_viper, _fpu or _thumb),
 # against the bytecode result (a float64 op of two float32s stored as
 # float32), bit for bit; then the kernels' steps, in place, with a NaN.
 import struct
@@ -9,27 +10,26 @@ import micropython
 
 from mpy_et import dtypes
 from mpy_et.tensor import Tensor
-from portable_kernels.native.f32_arith_viper import binary
 from portable_kernels.op_add import add_out
 from portable_kernels.op_mul import mul_out
 from portable_kernels.op_sub import sub_out
+from portable_kernels.util.f32_arith import native
 
 blob = open(DATA_DIR + "/pairs.bin", "rb").read()  # noqa: F821
 n = len(blob) // 8
 a = array("f", blob[: 4 * n])
 b = array("f", blob[4 * n :])
-o = array("f", bytes(4 * n))
-want = array("f", bytes(4 * n))
+o = bytearray(4 * n)  # float32 bits (binary() takes any buffer), compared as bytes
+want = bytearray(4 * n)
+binary = native()
 done = 0
 for op in range(3):
     micropython.heap_lock()
     done = binary(a, b, o, op, n, 0, 0, 0, 1, 1)
     micropython.heap_unlock()
     for i in range(n):
-        want[i] = a[i] + b[i] if op == 0 else (a[i] - b[i] if op == 1 else a[i] * b[i])
-    got = struct.unpack("<%dI" % n, o)
-    exp = struct.unpack("<%dI" % n, want)
-    differ = sum(1 for i in range(n) if got[i] != exp[i])
+        struct.pack_into("<f", want, 4 * i, a[i] + b[i] if op == 0 else (a[i] - b[i] if op == 1 else a[i] * b[i]))
+    differ = 0 if o == want else sum(1 for i in range(0, 4 * n, 4) if o[i : i + 4] != want[i : i + 4])
     print("OP", op, done, differ, n)
 
 
