@@ -111,6 +111,41 @@ def test_conv1d_and_weights_read_in_place():
     assert blob.obj is program.buf and specs == []  # a view of the program's bytes, not a copy
 
 
+class Convs(torch.nn.Module):
+    """Stride-1 convolutions the device reads as views of the padded input:
+    unpadded (LeNet's), a dot per tap (g = 1: the im2col rows would pass
+    IM2COL_MAX_BYTES), 1-D, dilated, after an upsample (a result made at load)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(2)
+        self.plain = torch.nn.Conv2d(3, 6, 5)  # no padding: rows of the input's width, 4 cropped
+        self.per_tap = torch.nn.Conv2d(6, 4, 3, padding=1, dilation=1)  # 4 * 6 * 36 * 38 > 16 KB: g = 1
+        self.dilated = torch.nn.Conv2d(4, 4, 3, padding=2, dilation=2, bias=False)
+        self.line = torch.nn.Conv1d(4, 2, 3, padding=1)
+
+    def forward(self, x):
+        a = torch.relu(self.plain(x))
+        b = torch.sigmoid(self.per_tap(a))
+        c = self.dilated(torch.nn.functional.interpolate(b, scale_factor=2.0, mode="nearest"))
+        return self.line(c.mean(-1))
+
+
+@pytest.mark.parametrize("target", ["cpython", "circuitpython"])
+def test_stride_one_convolutions_read_taps_as_views(target):
+    model = Convs().eval()
+    x = torch.randn(1, 3, 40, 40)
+    report = {}
+    pte = export(model, (x,), delegate="ulab", report=report)
+    assert report["delegated"] and sum(r.count("aten::convolution.out") for r in report["delegated"]) == 4, report
+    with torch.no_grad():
+        want = model(x)
+    if target == "cpython":
+        _close(_run_here(pte, (x,)), want)
+    else:
+        _close(run(pte, (x,), target, repeat=1).outputs[0], want)
+
+
 @pytest.mark.parametrize("target", ["circuitpython"])
 def test_ulab_backend_on_circuitpython_matches_pytorch(layers_pte, target):
     """The device code under ulab 6.5.3 (2-D arrays only, float32)."""

@@ -208,7 +208,8 @@ def _conv_record(ir, a, blob, slot_of):
     if _scalar(ir, a[8]) != 1:
         g, weight = B.DEPTHWISE, w.reshape(o, taps).t()  # [taps, C]
     else:  # taps in groups of g, each an im2col matrix of at most IM2COL_MAX_BYTES: weights [O, g*C] per group
-        g = max(1, min(taps, IM2COL_MAX_BYTES // (4 * c * oh * ow)))
+        n = oh * (wd + 2 * padding[1]) if stride == [1, 1] else oh * ow  # stride 1: rows of the padded width
+        g = max(1, min(taps, IM2COL_MAX_BYTES // (4 * c * n)))
         tap_major = w.permute(0, 2, 3, 1).reshape(o, taps * c)
         weight = torch.cat([tap_major[:, k * c : min(k + g, taps) * c].flatten() for k in range(0, taps, g)])
     bias = None if ir.values[a[2]].kind == "Null" else blob.weights(_tensor(ir, a[2]))

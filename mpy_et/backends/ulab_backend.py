@@ -24,6 +24,7 @@ numpy instead (use(); the host's load check, tests): same calls, same layouts.
 
 import struct
 
+from mpy_et.backends import ulab_conv
 from mpy_et.errors import INVALID_PROGRAM, MpyEtError
 
 try:
@@ -39,6 +40,7 @@ def use(module):
     programs on CPython this way (host_tools/delegates/ulab.py)."""
     global np, F32
     np, F32 = module, module.float32
+    ulab_conv.use(module)
 
 
 _MAGIC = 0x31424C55
@@ -114,8 +116,7 @@ class UlabBackend:
         shapes = {}
         numel = {i: args[i].numel for i in range(h.n_inputs)}
         last = {}  # slot -> the last op reading it
-        pads = set()
-        h.pad_bytes = h.cols_bytes = 0
+        h.cols_bytes = 0
         for i in range(len(h.ops)):
             op = h.ops[i]
             for s in op[4 : 6 if op[0] in (ADD, MUL) else 5]:
@@ -127,21 +128,17 @@ class UlabBackend:
             shapes[op[1]] = (op[2], op[3])
             numel[op[1]] = op[2] * op[3]
             if op[0] == CONV:
-                pad = _conv_scratch(h, op)
-                if pad is not None:
-                    pads.add(pad)
-        # the convolutions' padded inputs and im2col rows: one buffer each for all
-        # ops (run one after the other); a padded input is zeroed before it is
-        # filled when several geometries share the buffer
-        h.pad = bytearray(h.pad_bytes)
+                ulab_conv.scratch(h, op)
+        # the convolutions' im2col rows: one buffer for all (they run one after
+        # the other); a padded input buffer per input geometry (_padded)
         h.cols = bytearray(h.cols_bytes)
-        h.zero_pad = len(pads) > 1
+        h.pads = {}
         made, frees = [], []
         for i in range(len(h.ops)):
             made.append(_PREPARE[h.ops[i][0]](h, h.ops[i]))
             frees.append(tuple(s for s in last if last[s] == i and s >= h.n_inputs and s not in h.outputs))
         h.ops, h.frees = made, frees
-        h.pad = h.cols = None
+        h.pads = h.cols = None
         views = []
         for j in range(len(h.outputs)):
             s = h.outputs[j]
@@ -160,7 +157,7 @@ class UlabBackend:
             for s in frees[i]:  # results after their last use: the heap can reuse them
                 slots[s] = None
         for s, view in h.views:
-            view[:] = slots[s]  # into the planned output: no allocation
+            ulab_conv.copy(view, slots[s].reshape(view.shape))  # into the planned output
 
     def destroy(self, h):
         h.slots = h.ops = h.views = None
@@ -209,98 +206,15 @@ def _prep_linear(h, op):
 def _linear(slots, c):
     y = np.dot(slots[c[2]].reshape(c[3]), c[4])
     if c[5] is not None:
-        y = y + c[5]
+        y += c[5]  # in place: y is this op's own result
     slots[c[1]] = y
 
 
-# -- convolution -------------------------------------------------------------
+# -- convolution (mpy_et/backends/ulab_conv.py) ------------------------------
 
 
 def _prep_conv(h, op):
-    _, out, o, p, x, ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, g, oh, ow, w, b = op
-    kk = kh * kw
-    direct = kk == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0  # 1x1: the input is the im2col matrix
-    hp = hh + 2 * ph
-    pad = cols = None
-    if ph or pw:
-        pad = np.frombuffer(h.pad, dtype=F32, count=ch * hp * (ww + 2 * pw)).reshape((ch * hp, ww + 2 * pw))
-    if not direct:
-        rows = (g or 1) * ch
-        cols = np.frombuffer(h.cols, dtype=F32, count=rows * oh * ow).reshape((rows, oh * ow))
-    if g == DEPTHWISE:
-        weight = [_weights(h, w + 4 * ch * k, ch, (ch, 1)) for k in range(kk)]
-    else:
-        weight = [_weights(h, w + 4 * o * ch * k, o * ch * min(g, kk - k), (o, ch * min(g, kk - k))) for k in range(0, kk, g)]
-    bias = _weights(h, b, o, (o, 1))
-    geometry = (ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hp)
-    return (_conv, out, x, geometry, pad, cols, weight, bias, g, direct, h.zero_pad)
-
-
-def _conv_scratch(h, op):
-    """Grow the shared scratch sizes for a convolution; its padding geometry."""
-    ch, hh, ww, kh, kw, sh, sw, ph, pw = op[5:14]
-    g, oh, ow = op[16], op[17], op[18]
-    if ph or pw:
-        h.pad_bytes = max(h.pad_bytes, 4 * ch * (hh + 2 * ph) * (ww + 2 * pw))
-    if not (kh * kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0):
-        h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * ow)
-    return (ch, hh, ww, ph, pw) if ph or pw else None
-
-
-def _conv(slots, c):
-    ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hp = c[3]
-    x = slots[c[2]]
-    pad, cols, weight, g = c[4], c[5], c[6], c[8]
-    if c[9]:  # 1x1, stride 1, no padding
-        x = x.reshape((ch, hh * ww))
-        y = x * weight[0] if g == DEPTHWISE else np.dot(weight[0], x)
-    else:
-        x = x.reshape((ch * hh, ww))
-        if pad is not None:  # into the zero-padded buffer: one slice per row or per channel
-            if c[10]:
-                pad[:] = 0.0
-            if hh <= ch:
-                for r in range(hh):
-                    pad[ph + r : ph + r + (ch - 1) * hp + 1 : hp, pw : pw + ww] = x[r : r + (ch - 1) * hh + 1 : hh, :]
-            else:
-                for k in range(ch):
-                    pad[k * hp + ph : k * hp + ph + hh, pw : pw + ww] = x[k * hh : k * hh + hh, :]
-            x = pad
-        y = None
-        kk = kh * kw
-        for k in range(kk):
-            j = k % g if g else 0
-            _gather(x, cols, j * ch, ch, hp, (k // kw) * dh, (k % kw) * dw, sh, sw, oh, ow)
-            if g == DEPTHWISE:
-                if y is None:
-                    y = cols * weight[k]
-                else:  # in place: nothing allocated
-                    cols *= weight[k]
-                    y += cols
-            elif j == g - 1 or k == kk - 1:  # a group of taps gathered: its dot
-                t = np.dot(weight[k // g], cols if j == g - 1 else cols[0 : (j + 1) * ch])
-                if y is None:
-                    y = t
-                else:
-                    y += t
-    if c[7] is not None:
-        y += c[7]  # in place: y is this op's own result
-    slots[c[1]] = y
-
-
-def _gather(x, cols, row, ch, hp, y0, x0, sh, sw, oh, ow):
-    """cols[row:row + C] = tap (y0, x0) of every output pixel (x: [C * hp, width]):
-    a slice per output row, or per channel when there are fewer channels."""
-    span = (ow - 1) * sw + 1
-    if ch < oh:
-        for k in range(ch):
-            r = k * hp + y0
-            cols[row + k].reshape((oh, ow))[:, :] = x[r : r + (oh - 1) * sh + 1 : sh, x0 : x0 + span : sw]
-        return
-    last = (ch - 1) * hp + 1
-    for oy in range(oh):
-        r = oy * sh + y0
-        cols[row : row + ch, oy * ow : oy * ow + ow] = x[r : r + last : hp, x0 : x0 + span : sw]
+    return ulab_conv.prepare(h, op, lambda off, n, shape: _weights(h, off, n, shape))
 
 
 # -- elementwise -------------------------------------------------------------
@@ -313,23 +227,28 @@ def _prep_unary(h, op):
     return (_UNARY[op[0]], op[1], op[4], (op[2], op[3])) + extra
 
 
+# elementwise results keep their input's shape (a convolution's is a view
+# [O * OH, OW]: this call makes the contiguous copy); readers reshape
+
+
 def _relu(slots, c):
-    slots[c[1]] = np.maximum(slots[c[2]].reshape(c[3]), 0.0)
+    slots[c[1]] = np.maximum(slots[c[2]], 0.0)
 
 
 def _clamp(slots, c):
-    slots[c[1]] = np.clip(slots[c[2]].reshape(c[3]), c[4], c[5])
+    slots[c[1]] = np.clip(slots[c[2]], c[4], c[5])
 
 
 def _tanh(slots, c):
-    slots[c[1]] = np.tanh(slots[c[2]].reshape(c[3]))
+    slots[c[1]] = np.tanh(slots[c[2]])
 
 
 def _sigmoid(slots, c):
-    t = slots[c[2]].reshape(c[3]) * -1.0
-    t = np.exp(t)
+    t = slots[c[2]] * -1.0  # the one result array: the rest is in place
+    np.exp(t, out=t)
     t += 1.0
-    slots[c[1]] = 1.0 / t
+    t **= -1.0
+    slots[c[1]] = t
 
 
 def _prep_max_pool(h, op):
@@ -357,17 +276,18 @@ def _mean(slots, c):
 
 
 def _prep_upsample(h, op):
+    """The result is an array made at load, and the views of it each input
+    pixel is copied to."""
     _, out, rows, cols, x, sh, sw = op
-    return (_upsample, out, x, (rows // sh, cols // sw), sh, sw, (rows, cols))
+    y = np.zeros((rows, cols), dtype=F32)
+    return (_upsample, out, x, (rows // sh, cols // sw), y, [y[i::sh, j::sw] for i in range(sh) for j in range(sw)])
 
 
 def _upsample(slots, c):
     x = slots[c[2]].reshape(c[3])
-    y = np.zeros(c[6], dtype=F32)
-    for i in range(c[4]):
-        for j in range(c[5]):
-            y[i :: c[4], j :: c[5]] = x
-    slots[c[1]] = y
+    for view in c[5]:
+        ulab_conv.copy(view, x)
+    slots[c[1]] = c[4]
 
 
 def _prep_binary(h, op):

@@ -1,0 +1,175 @@
+"""The ulab backend's convolution (groups 1 or depthwise, batch 1): its
+record's operands are in mpy_et/backends/ulab_backend.py (CONV).
+
+ulab 6.5.3 has no out= for dot and copies the source of every slice
+assignment (a temporary as large as the slice), so a copy here is
+`dst[:] = 0.0; dst += src`: two calls that allocate ~350 bytes whatever the
+size. Everything a convolution reads is a view made at load: the input is
+copied into a zero-padded buffer of its geometry (made once, shared by the
+convolutions of that geometry; only its interior is ever written, so the
+border stays zero), and each tap of every output pixel is a view of it:
+
+- stride 1 ("wide"): output rows of the padded width (wp = W + 2 pw, ow of
+  them real), so tap (dy, dx) of all pixels is one 2-D view
+  [C, OH * wp] of the padded input at offset dy*dh*wp + dx*dw (a slack row
+  per channel keeps the last taps in bounds); the columns past the edge are
+  dropped at the end (the result is a view [O * OH, OW]; the next op's
+  reshape or elementwise call makes it contiguous).
+- other strides: each tap is gathered into the im2col rows, one strided view
+  per output row or per channel (whichever is fewer).
+
+Taps are dotted in groups of g (the host's choice, IM2COL_MAX_BYTES): the
+group's taps are copied into one im2col matrix [g * C, N] and multiplied by
+the weights [O, g * C]; a stride-1 convolution with g = 1 dots each tap's
+view directly. Depthwise (g = 0): each tap's rows times a weight column,
+summed in place. Allocation per call: each group's dot result (O x N floats;
+ulab's), the wide result's contiguous copy, and ~350 bytes per copy.
+"""
+
+try:
+    from ulab import numpy as np
+except ImportError:
+    np = None
+
+F32 = None if np is None else np.float
+DEPTHWISE = 0
+
+
+def use(module):
+    """Run on `module` (numpy's API) instead of ulab (ulab_backend.use())."""
+    global np, F32
+    np, F32 = module, module.float32
+
+
+def scratch(h, op):
+    """Grow the shared im2col buffer (h.cols_bytes) for a convolution record."""
+    ch, hh, ww, kh, kw, sh, sw, ph, pw = op[5:14]
+    g, oh, ow = op[16], op[17], op[18]
+    if _direct(kh, kw, sh, sw, ph, pw):
+        return
+    if sh == 1 and sw == 1:
+        if g != 1:  # groups, or depthwise's [C, N] rows
+            h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * (ww + 2 * pw))
+    else:
+        h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * ow)
+
+
+def _direct(kh, kw, sh, sw, ph, pw):
+    """1x1, stride 1, no padding: the input is the im2col matrix."""
+    return kh * kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0
+
+
+def prepare(h, op, weights):
+    """(function, out slot, in slot, ...) of a convolution record; the views it
+    reads (load time). weights(off, n, shape): the blob's floats, in place."""
+    _, out, o, p, x, ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, g, oh, ow, w, b = op
+    kk = kh * kw
+    if g == DEPTHWISE:
+        weight = [weights(w + 4 * ch * k, ch, (ch, 1)) for k in range(kk)]
+    else:
+        weight = [weights(w + 4 * o * ch * k, o * ch * min(g, kk - k), (o, ch * min(g, kk - k))) for k in range(0, kk, g)]
+    bias = weights(b, o, (o, 1))
+    if _direct(kh, kw, sh, sw, ph, pw):
+        return (_conv_direct, out, x, (ch, hh * ww), weight[0], bias, g)
+    wide = sh == 1 and sw == 1
+    wp = ww + 2 * pw
+    pitch = hh + 2 * ph + (1 if wide else 0)  # rows per channel in the padded buffer
+    pad = _padded(h, ch, hh, ww, ph, pw, pitch)
+    fill = _fill_views(pad, ch, hh, ww, ph, pw, pitch)
+    n = oh * wp if wide else oh * ow
+    cols = None
+    if g != 1 or not wide:
+        cols = np.frombuffer(h.cols, dtype=F32, count=(g or 1) * ch * n).reshape(((g or 1) * ch, n))
+    # per tap: (copies into the im2col rows, (weights, matrix) after a group's last tap, depthwise weights)
+    flat = pad.reshape((ch, pitch * wp))
+    steps = []
+    for k in range(kk):
+        j = k % g if g else 0
+        rows = None if cols is None else cols[j * ch : j * ch + ch, :]
+        y0, x0 = (k // kw) * dh, (k % kw) * dw
+        if wide:
+            tap = flat[:, y0 * wp + x0 : y0 * wp + x0 + n]
+            copies = [] if rows is None else [(rows, tap)]
+        else:
+            tap = None
+            copies = _gather_views(pad, rows, pitch, y0, x0, ch, sh, sw, oh, ow)
+        mat = None
+        if g and (j == g - 1 or k == kk - 1):
+            mat = weight[k // g], (tap if rows is None else cols[0 : (j + 1) * ch, :])
+        steps.append((copies, mat, weight[k] if g == DEPTHWISE else None, rows))
+    crop = (o * oh, wp, ow) if wide and wp != ow else None
+    return (_conv, out, x, (ch * hh, ww), fill, steps, bias, crop)
+
+
+def _padded(h, ch, hh, ww, ph, pw, pitch):
+    """The zero-padded input buffer of a geometry, [C * pitch, W + 2 pw]."""
+    key = (ch, hh, ww, ph, pw, pitch)
+    if key not in h.pads:
+        h.pads[key] = np.frombuffer(bytearray(4 * ch * pitch * (ww + 2 * pw)), dtype=F32).reshape((ch * pitch, ww + 2 * pw))
+    return h.pads[key]
+
+
+def _fill_views(pad, ch, hh, ww, ph, pw, pitch):
+    """(view of the padded buffer, rows of the input [C * H, W] it takes) per
+    copy: one per input row across the channels, or one per channel when there
+    are fewer channels than rows."""
+    if hh <= ch:
+        return [(pad[ph + r : ph + r + (ch - 1) * pitch + 1 : pitch, pw : pw + ww], r, r + (ch - 1) * hh + 1, hh) for r in range(hh)]
+    return [(pad[k * pitch + ph : k * pitch + ph + hh, pw : pw + ww], k * hh, k * hh + hh, 1) for k in range(ch)]
+
+
+def _gather_views(pad, rows, pitch, y0, x0, ch, sh, sw, oh, ow):
+    """Tap (y0, x0) of every output pixel of a strided convolution into its
+    im2col rows [C, OH * OW]: (rows view, padded input view) pairs, one per
+    channel or per output row (whichever is fewer)."""
+    span = (ow - 1) * sw + 1
+    if ch < oh:
+        return [
+            (rows[k].reshape((oh, ow)), pad[k * pitch + y0 : k * pitch + y0 + (oh - 1) * sh + 1 : sh, x0 : x0 + span : sw])
+            for k in range(ch)
+        ]
+    last = (ch - 1) * pitch + 1
+    return [(rows[:, oy * ow : oy * ow + ow], pad[oy * sh + y0 : oy * sh + y0 + last : pitch, x0 : x0 + span : sw]) for oy in range(oh)]
+
+
+def copy(dst, src):
+    """dst[...] = src without ulab's temporary copy of src (does not allocate
+    more than ~350 bytes)."""
+    dst[:] = 0.0
+    dst += src
+
+
+def _conv_direct(slots, c):
+    x = slots[c[2]].reshape(c[3])
+    y = x * c[4] if c[6] == DEPTHWISE else np.dot(c[4], x)
+    if c[5] is not None:
+        y += c[5]  # in place: y is this op's own result
+    slots[c[1]] = y
+
+
+def _conv(slots, c):
+    x = slots[c[2]].reshape(c[3])
+    for view, a, b, step in c[4]:  # into the zero-padded buffer
+        copy(view, x[a:b:step, :])
+    y = None
+    for copies, mat, dw_weight, rows in c[5]:
+        for dst, src in copies:
+            copy(dst, src)
+        if dw_weight is not None:  # depthwise: this tap's rows times its weights, summed
+            if y is None:
+                y = rows * dw_weight
+            else:
+                rows *= dw_weight  # in place
+                y += rows
+        elif mat is not None:  # a group of taps in the matrix: its dot
+            t = np.dot(mat[0], mat[1])
+            if y is None:
+                y = t
+            else:
+                y += t  # in place
+    if c[6] is not None:
+        y += c[6]
+    crop = c[7]
+    if crop is not None:  # the real columns of the padded-width rows: a view [O * OH, OW]
+        y = y.reshape((crop[0], crop[1]))[:, 0 : crop[2]]
+    slots[c[1]] = y
