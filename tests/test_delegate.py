@@ -146,6 +146,54 @@ def test_stride_one_convolutions_read_taps_as_views(target):
         _close(run(pte, (x,), target, repeat=1).outputs[0], want)
 
 
+class Attention(torch.nn.Module):
+    """PyTorch's encoder layer (layer norm first, gelu), then a slice, a
+    select and a tanh-approximated gelu: every op is the delegate's."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(3)
+        self.layer = torch.nn.TransformerEncoderLayer(16, 2, 24, dropout=0.0, activation="gelu", batch_first=True, norm_first=True)
+
+    def forward(self, x):
+        y = self.layer(x)
+        z = torch.nn.functional.gelu(y[:, 1::2, 3:11], approximate="tanh")
+        return torch.bmm(z, z.transpose(1, 2).contiguous()) + z[:, :, 0:1].expand(1, 3, 3).contiguous()
+
+
+@pytest.mark.parametrize("target", ["cpython", "circuitpython"])
+def test_transformer_layer_is_one_delegate_call(target):
+    model = Attention().eval()
+    x = torch.randn(1, 6, 16)
+    report = {}
+    pte = export(model, (x,), delegate="ulab", report=report)
+    assert len(report["delegated"]) == 1 and [op for _, op in Program.load(pte).load_method().step_ops()] == ["delegate:UlabBackend"]
+    took = set(report["delegated"][0])
+    assert {"aten::_softmax.out", "aten::native_layer_norm.out", "aten::gelu.out", "aten::bmm.out", "aten::where.self_out"} <= took, took
+    with torch.no_grad():
+        want = model(x)
+    if target == "cpython":
+        _close(_run_here(pte, (x,)), want)
+    else:
+        _close(run(pte, (x,), target, repeat=1).outputs[0], want)
+
+
+def test_data_movement_becomes_blocks_of_strided_views():
+    from host_tools.delegates.ulab_transformer import _move_blocks
+
+    idx = torch.arange(16 * 4 * 8).reshape(16, 4, 8)
+    blocks = _move_blocks(idx.permute(1, 0, 2), idx.numel())  # a head's rows: a view of [16, 32] per head
+    assert blocks == [(h * 16, 16, 32, 0, 1, h * 8, 1) for h in range(4)], blocks
+    flat = idx.flatten()
+    for m in (idx.permute(2, 0, 1), idx[3:9:2, 1], idx.permute(1, 2, 0)[:, 1::3], idx[:, :, 2:3].expand(16, 4, 8), idx[:1].expand(3, 4, 8)):
+        out = torch.zeros(m.shape).reshape(-1, m.shape[-1])
+        for r0, n, w, ra, rs, ca, cs in _move_blocks(m, idx.numel()):  # as the device copies them
+            rows = slice(ra, ra + (n - 1) * rs + 1, rs) if rs else slice(ra, ra + 1)
+            cols = slice(ca, ca + (m.shape[-1] - 1) * cs + 1, cs) if cs else slice(ca, ca + 1)
+            out[r0 : r0 + n] += flat.reshape(-1, w)[rows, cols]
+        assert torch.equal(out, m.reshape(-1, m.shape[-1]).float()), m.shape
+
+
 @pytest.mark.parametrize("target", ["circuitpython"])
 def test_ulab_backend_on_circuitpython_matches_pytorch(layers_pte, target):
     """The device code under ulab 6.5.3 (2-D arrays only, float32)."""

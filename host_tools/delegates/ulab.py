@@ -16,6 +16,7 @@ import struct
 
 import torch
 
+from host_tools.delegates import ulab_transformer as HT
 from host_tools.lowering.ir import tensor_bytes
 from host_tools.planning.lifetimes import outputs_of
 from mpy_et.backends import ulab_backend as B
@@ -30,7 +31,7 @@ _F32 = 6
 # largest im2col matrix a convolution gets on the device (one scratch buffer per
 # delegate call); more taps than fit are run in groups, a dot per group
 IM2COL_MAX_BYTES = 16384
-_HEAVY = ("aten::addmm.out", "aten::mm.out", "aten::convolution.out")
+_HEAVY = ("aten::addmm.out", "aten::mm.out", "aten::convolution.out", "aten::bmm.out")
 _UNARY = {"aten::relu.out": B.RELU, "aten::hardtanh.out": B.CLAMP, "aten::tanh.out": B.TANH, "aten::sigmoid.out": B.SIGMOID}
 _BINARY = {"aten::add.out": B.ADD, "aten::mul.out": B.MUL}
 
@@ -45,7 +46,26 @@ def partition(ir):
         runs.append(run)
         run = []
     runs.append(run)
+    runs = [r for part in runs for r in _float_boundary(ir, part)]
     return [r for r in runs if any(ir.instructions[i].op in _HEAVY for i in r)]
+
+
+def _float_boundary(ir, run):
+    """The run, or the runs it splits into so that every tensor crossing a
+    delegate call's boundary is float32 (a mask stays inside)."""
+    from host_tools.delegates import _boundary
+
+    if not run:
+        return []
+    inputs, outputs = _boundary(ir, run)
+    bad = {ir.storage_of(t) for t in inputs + outputs if ir.tensor(t).dtype != _F32}
+    if not bad:
+        return [run]
+    for k, i in enumerate(run):  # leave out the first instruction touching a non-float tensor
+        ins = ir.instructions[i]
+        if any(ir.storage_of(t) in bad for a in ins.args for t in HT._tensor_items(ir, a)):
+            return _float_boundary(ir, run[:k]) + _float_boundary(ir, run[k + 1 :])
+    return [run]
 
 
 def _t(ir, a):
@@ -73,7 +93,11 @@ def _ints(ir, a):
 def _claims(ir, ins):
     a = ins.args
     op = ins.op
-    if ins.delegate is not None or not _runtime_f32(ir, a[-1]) or len(outputs_of(ir, ins)) != 1:
+    if ins.delegate is not None:
+        return False
+    if op in HT.OPS:
+        return bool(HT.claims(ir, ins))
+    if not _runtime_f32(ir, a[-1]) or len(outputs_of(ir, ins)) != 1:
         return False
     if op == "aten::addmm.out":
         bias, x, w = _t(ir, a[0]), _t(ir, a[1]), _t(ir, a[2])
@@ -180,6 +204,8 @@ def _record(ir, ins, blob, slot_of):
         return [B.LINEAR, m, n, slot_of(x), k, blob.weights(_tensor(ir, w)), b]
     if op == "aten::convolution.out":
         return _conv_record(ir, a, blob, slot_of)
+    if op in HT.OPS:
+        return HT.record(ir, ins, blob, slot_of, _tensor)
     rows, cols = _rows_cols(y.sizes)
     if op in _BINARY:
         return [_BINARY[op], rows, cols, slot_of(a[0]), slot_of(a[1])]

@@ -25,6 +25,7 @@ numpy instead (use(); the host's load check, tests): same calls, same layouts.
 import struct
 
 from mpy_et.backends import ulab_conv
+from mpy_et.backends import ulab_transformer as T
 from mpy_et.errors import INVALID_PROGRAM, MpyEtError
 
 try:
@@ -41,6 +42,7 @@ def use(module):
     global np, F32
     np, F32 = module, module.float32
     ulab_conv.use(module)
+    T.use(module)
 
 
 _MAGIC = 0x31424C55
@@ -93,7 +95,7 @@ class UlabBackend:
         ops = []
         for _ in range(n_ops):
             n = w[pos] if pos < n_words else 0
-            if n < 3 or pos + n > n_words or _WORDS.get(w[pos + 1]) != n - 1 or not n_in <= w[pos + 2] < n_slots:
+            if n < 3 or pos + n > n_words or _words(w, pos + 1, n) != n - 1 or not n_in <= w[pos + 2] < n_slots:
                 raise MpyEtError(INVALID_PROGRAM, "ulab blob: op record at word %d is malformed" % pos)
             ops.append(w[pos + 1 : pos + n])
             pos += n
@@ -119,11 +121,11 @@ class UlabBackend:
         h.cols_bytes = 0
         for i in range(len(h.ops)):
             op = h.ops[i]
-            for s in op[4 : 6 if op[0] in (ADD, MUL) else 5]:
-                if numel.get(s) != _reads(op):  # what the op reshapes its input to: checked once here
-                    raise MpyEtError(
-                        INVALID_PROGRAM, "ulab blob: op %d (opcode %d) reads slot %d as %s elements" % (i, op[0], s, _reads(op))
-                    )
+            reads = _reads(op)
+            for j, at in enumerate(_INPUTS.get(op[0], (4,))):
+                s = op[at]
+                if numel.get(s) != reads[j]:  # what the op reshapes its input to: checked once here
+                    raise MpyEtError(INVALID_PROGRAM, "ulab blob: op %d (opcode %d) reads slot %d as %s elements" % (i, op[0], s, reads[j]))
                 last[s] = i
             shapes[op[1]] = (op[2], op[3])
             numel[op[1]] = op[2] * op[3]
@@ -163,20 +165,33 @@ class UlabBackend:
         h.slots = h.ops = h.views = None
 
 
+def _words(w, at, n):
+    """Words of the record (opcode, out slot, ...) at w[at] (n - 1: what it says)."""
+    if w[at] == T.MOVE:
+        return 7 + 7 * w[at + 6] if n > 7 else -1
+    return _WORDS.get(w[at])
+
+
 def _reads(op):
-    """Elements an op reads from its input slot(s)."""
+    """Elements an op reads from each of its input slots (_INPUTS)."""
     code, rows, cols = op[0], op[2], op[3]
     if code == LINEAR:
-        return rows * op[5]
+        return (rows * op[5],)
     if code == CONV:
-        return op[5] * op[6] * op[7]
+        return (op[5] * op[6] * op[7],)
     if code == MAX_POOL:
-        return rows * op[5] * cols * op[6]
-    if code == MEAN:
-        return rows * op[5]
+        return (rows * op[5] * cols * op[6],)
+    if code in (MEAN, T.ANY):
+        return (rows * op[5],)
     if code == UPSAMPLE:
-        return (rows // op[5]) * (cols // op[6])
-    return rows * cols
+        return ((rows // op[5]) * (cols // op[6]),)
+    if code == T.MOVE:
+        return (op[5],)
+    if code == T.BMM:
+        return (op[6] * op[7] * op[8], op[6] * op[8] * cols)
+    if code == T.WHERE:
+        return (rows * op[7], rows * op[8], rows * op[9])
+    return (rows * cols, rows * cols)
 
 
 def _view(t):
@@ -302,8 +317,12 @@ def _mul(slots, c):
     slots[c[1]] = slots[c[2]].reshape(c[3]) * slots[c[4]].reshape(c[3])
 
 
-# words of each op's record (opcode, out slot, rows, cols, operands)
+# words of each op's record (opcode, out slot, rows, cols, operands; MOVE's: _words)
 _WORDS = {LINEAR: 8, CONV: 21, RELU: 5, CLAMP: 7, ADD: 6, MUL: 6, TANH: 5, MAX_POOL: 7, MEAN: 6, UPSAMPLE: 7, SIGMOID: 5}
+_WORDS.update({T.ALIAS: 5, T.BMM: 9, T.SOFTMAX: 5, T.LAYER_NORM: 8, T.GELU: 6, T.MUL_SCALAR: 6, T.EQ_SCALAR: 6})
+_WORDS.update({T.NOT: 5, T.ANY: 6, T.FULL: 5, T.WHERE: 10})
+# record positions of the slots an op reads (default: one, at 4)
+_INPUTS = {ADD: (4, 5), MUL: (4, 5), T.BMM: (4, 5), T.WHERE: (4, 5, 6), T.FULL: ()}
 _UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh, SIGMOID: _sigmoid}
 _PREPARE = {
     LINEAR: _prep_linear,
@@ -317,6 +336,18 @@ _PREPARE = {
     TANH: _prep_unary,
     ADD: _prep_binary,
     MUL: _prep_binary,
+    T.MOVE: T.prep_move,
+    T.ALIAS: T.prep_alias,
+    T.BMM: T.prep_bmm,
+    T.SOFTMAX: T.prep_softmax,
+    T.LAYER_NORM: lambda h, op: T.prep_layer_norm(h, op, lambda off, n, shape: _weights(h, off, n, shape)),
+    T.GELU: T.prep_gelu,
+    T.MUL_SCALAR: T.prep_scalar,
+    T.EQ_SCALAR: T.prep_scalar,
+    T.NOT: T.prep_not,
+    T.ANY: T.prep_any,
+    T.FULL: T.prep_full,
+    T.WHERE: T.prep_where,
 }
 
 backend = UlabBackend()
