@@ -20,8 +20,8 @@ border stays zero), and each tap of every output pixel is a view of it:
 
 Taps are dotted in groups of g (the host's choice, IM2COL_MAX_BYTES): the
 group's taps are copied into one im2col matrix [g * C, N] and multiplied by
-the weights [O, g * C]; a stride-1 convolution with g = 1 dots each tap's
-view directly. Depthwise (g = 0): each tap's rows times a weight column,
+the weights [O, g * C] (ulab's dot is ~2x slower on a strided view than on
+contiguous rows, so even g = 1 copies). Depthwise (g = 0): each tap's rows times a weight column,
 summed in place. Allocation per call: each group's dot result (O x N floats;
 ulab's), the wide result's contiguous copy, and ~350 bytes per copy.
 """
@@ -48,8 +48,7 @@ def scratch(h, op):
     if _direct(kh, kw, sh, sw, ph, pw):
         return
     if sh == 1 and sw == 1:
-        if g != 1:  # groups, or depthwise's [C, N] rows
-            h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * (ww + 2 * pw))
+        h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * (ww + 2 * pw))
     else:
         h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * ow)
 
@@ -77,25 +76,23 @@ def prepare(h, op, weights):
     pad = _padded(h, ch, hh, ww, ph, pw, pitch)
     fill = _fill_views(pad, ch, hh, ww, ph, pw, pitch)
     n = oh * wp if wide else oh * ow
-    cols = None
-    if g != 1 or not wide:
-        cols = np.frombuffer(h.cols, dtype=F32, count=(g or 1) * ch * n).reshape(((g or 1) * ch, n))
+    cols = np.frombuffer(h.cols, dtype=F32, count=(g or 1) * ch * n).reshape(((g or 1) * ch, n))
     # per tap: (copies into the im2col rows, (weights, matrix) after a group's last tap, depthwise weights)
     flat = pad.reshape((ch, pitch * wp))
     steps = []
     for k in range(kk):
         j = k % g if g else 0
-        rows = None if cols is None else cols[j * ch : j * ch + ch, :]
+        rows = cols[j * ch : j * ch + ch, :]
         y0, x0 = (k // kw) * dh, (k % kw) * dw
         if wide:
             tap = flat[:, y0 * wp + x0 : y0 * wp + x0 + n]
-            copies = [] if rows is None else [(rows, tap)]
+            copies = [(rows, tap)]  # ulab's dot is ~2x slower on a strided view than on contiguous rows
         else:
             tap = None
             copies = _gather_views(pad, rows, pitch, y0, x0, ch, sh, sw, oh, ow)
         mat = None
         if g and (j == g - 1 or k == kk - 1):
-            mat = weight[k // g], (tap if rows is None else cols[0 : (j + 1) * ch, :])
+            mat = weight[k // g], cols[0 : (j + 1) * ch, :]
         steps.append((copies, mat, weight[k] if g == DEPTHWISE else None, rows))
     crop = (o * oh, wp, ow) if wide and wp != ow else None
     return (_conv, out, x, (ch * hh, ww), fill, steps, bias, crop)

@@ -107,7 +107,15 @@ def _bmm(slots, c):
 
 
 def prep_softmax(h, op):
-    return (_softmax, op[1], op[4], (op[2], op[3]), (op[2], 1))
+    # ulab's max along an axis of a single row is a float, not an array
+    return (_softmax if op[2] > 1 else _softmax_row, op[1], op[4], (op[2], op[3]), (op[2], 1))
+
+
+def _softmax_row(slots, c):
+    t = slots[c[2]].reshape(c[3]) - np.max(slots[c[2]])
+    np.exp(t, out=t)
+    t /= np.sum(t)
+    slots[c[1]] = t
 
 
 def _softmax(slots, c):
