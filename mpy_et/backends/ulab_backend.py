@@ -135,12 +135,13 @@ class UlabBackend:
         # the other); a padded input buffer per input geometry (_padded)
         h.cols = bytearray(h.cols_bytes)
         h.pads = {}
+        h.fixed = {i: h.slots[i] for i in range(h.n_inputs)}  # slot -> its array when made at load
         made, frees = [], []
         for i in range(len(h.ops)):
             made.append(_PREPARE[h.ops[i][0]](h, h.ops[i]))
             frees.append(tuple(s for s in last if last[s] == i and s >= h.n_inputs and s not in h.outputs))
         h.ops, h.frees = made, frees
-        h.pads = h.cols = None
+        h.pads = h.cols = h.fixed = None
         views = []
         for j in range(len(h.outputs)):
             s = h.outputs[j]
@@ -295,6 +296,7 @@ def _prep_upsample(h, op):
     pixel is copied to."""
     _, out, rows, cols, x, sh, sw = op
     y = np.zeros((rows, cols), dtype=F32)
+    h.fixed[out] = y
     return (_upsample, out, x, (rows // sh, cols // sw), y, [y[i::sh, j::sw] for i in range(sh) for j in range(sw)])
 
 

@@ -56,16 +56,21 @@ def f32(bits):
 
 
 def prep_move(h, op):
+    """A result array made at load; the input's views too when its array is
+    one that lives as long (h.fixed: the call's inputs, results made at load)."""
     _, out, rows, cols, x, n_in, n_blocks = op[:7]
     y = np.zeros((rows, cols), dtype=F32)
+    src = h.fixed.get(x)
     blocks = []
     for i in range(n_blocks):
         r0, n, w, ra, rstep, ca, cstep = op[7 + 7 * i : 14 + 7 * i]
         # a step of 0 broadcasts one row or column (copy()'s += does)
         rsl = slice(ra, ra + (n - 1) * rstep + 1, rstep) if rstep else slice(ra, ra + 1)
         csl = slice(ca, ca + (cols - 1) * cstep + 1, cstep) if cstep else slice(ca, ca + 1)
-        blocks.append((y[r0 : r0 + n, :], (n_in // w, w), rsl, csl))
-    return (_move, out, x, y, blocks)
+        dst = y[r0 : r0 + n, :]
+        blocks.append((dst, src.reshape((n_in // w, w))[rsl, csl]) if src is not None else (dst, (n_in // w, w), rsl, csl))
+    h.fixed[out] = y
+    return (_move if src is None else _move_fixed, out, x, y, blocks)
 
 
 def _move(slots, c):
@@ -75,7 +80,15 @@ def _move(slots, c):
     slots[c[1]] = c[3]
 
 
+def _move_fixed(slots, c):
+    for dst, src in c[4]:
+        copy(dst, src)
+    slots[c[1]] = c[3]
+
+
 def prep_alias(h, op):
+    if op[4] in h.fixed:
+        h.fixed[op[1]] = h.fixed[op[4]]
     return (_alias, op[1], op[4])
 
 
@@ -86,16 +99,13 @@ def _alias(slots, c):
 def prep_bmm(h, op):
     _, out, rows, cols, a, b, batches, m, k = op
     y = np.zeros((rows, cols), dtype=F32)
-    return (
-        _bmm,
-        out,
-        a,
-        b,
-        y,
-        [(i * m, i * m + m, i * k, i * k + k, y[i * m : i * m + m, :]) for i in range(batches)],
-        (batches * m, k),
-        (batches * k, cols),
-    )
+    h.fixed[out] = y
+    parts = [(i * m, i * m + m, i * k, i * k + k, y[i * m : i * m + m, :]) for i in range(batches)]
+    fa, fb = h.fixed.get(a), h.fixed.get(b)
+    if fa is not None and fb is not None:  # both made at load: their views too
+        fa, fb = fa.reshape((batches * m, k)), fb.reshape((batches * k, cols))
+        return (_bmm_fixed, out, y, [(fa[a0:a1, :], fb[b0:b1, :], dst) for a0, a1, b0, b1, dst in parts])
+    return (_bmm, out, a, b, y, parts, (batches * m, k), (batches * k, cols))
 
 
 def _bmm(slots, c):
@@ -104,6 +114,12 @@ def _bmm(slots, c):
     for a0, a1, b0, b1, dst in c[5]:
         copy(dst, np.dot(a[a0:a1, :], b[b0:b1, :]))
     slots[c[1]] = c[4]
+
+
+def _bmm_fixed(slots, c):
+    for a, b, dst in c[3]:
+        copy(dst, np.dot(a, b))
+    slots[c[1]] = c[2]
 
 
 def prep_softmax(h, op):
@@ -215,7 +231,8 @@ def _any(slots, c):
 
 
 def prep_full(h, op):
-    return (_full, op[1], np.full((op[2], op[3]), f32(op[4]), dtype=F32))
+    h.fixed[op[1]] = y = np.full((op[2], op[3]), f32(op[4]), dtype=F32)
+    return (_full, op[1], y)
 
 
 def _full(slots, c):
