@@ -7,6 +7,7 @@ import pytest
 import torch
 from conftest import require
 
+import host_tools.delegates.ulab as ulab
 import mpy_et.backends as registry
 from host_tools import export, run
 from host_tools.targets import TargetError
@@ -112,9 +113,10 @@ def test_conv1d_and_weights_read_in_place():
 
 
 class Convs(torch.nn.Module):
-    """Stride-1 convolutions the device reads as views of the padded input:
-    unpadded (LeNet's), a dot per tap (g = 1: the im2col rows would pass
-    IM2COL_MAX_BYTES), 1-D, dilated, after an upsample (a result made at load)."""
+    """Stride-1 convolutions, gathered or on rows of the padded width (the
+    host's pick, ulab._wide: both occur here): unpadded (LeNet's), a dot per
+    tap (g = 1: the im2col rows would pass IM2COL_MAX_BYTES), dilated after an
+    upsample (a result made at load), 1-D."""
 
     def __init__(self):
         super().__init__()
@@ -138,6 +140,8 @@ def test_stride_one_convolutions_read_taps_as_views(target):
     report = {}
     pte = export(model, (x,), delegate="ulab", report=report)
     assert report["delegated"] and sum(r.count("aten::convolution.out") for r in report["delegated"]) == 4, report
+    wide = [ulab._wide(c.in_channels, c.out_channels, 9, 36, 36, 38, [1, 1], [1, 1]) for c in (model.per_tap,)]
+    assert wide == [True] and not ulab._wide(3, 6, 25, 36, 36, 40, [1, 1], [0, 0])  # per_tap wide, plain gathered
     with torch.no_grad():
         want = model(x)
     if target == "cpython":

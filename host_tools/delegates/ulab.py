@@ -231,16 +231,32 @@ def _conv_record(ir, a, blob, slot_of):
         oh, ow = y.sizes[2:]
     o, kh, kw = w.shape[0], w.shape[2], w.shape[3]
     taps = kh * kw
+    wide = _wide(c, o, taps, oh, ow, wd + 2 * padding[1], stride, padding)
+    n = oh * (wd + 2 * padding[1]) if wide else oh * ow  # wide: rows of the padded width
     if _scalar(ir, a[8]) != 1:
         g, weight = B.DEPTHWISE, w.reshape(o, taps).t()  # [taps, C]
     else:  # taps in groups of g, each an im2col matrix of at most IM2COL_MAX_BYTES: weights [O, g*C] per group
-        n = oh * (wd + 2 * padding[1]) if stride == [1, 1] else oh * ow  # stride 1: rows of the padded width
         g = max(1, min(taps, IM2COL_MAX_BYTES // (4 * c * n)))
         tap_major = w.permute(0, 2, 3, 1).reshape(o, taps * c)
         weight = torch.cat([tap_major[:, k * c : min(k + g, taps) * c].flatten() for k in range(0, taps, g)])
     bias = None if ir.values[a[2]].kind == "Null" else blob.weights(_tensor(ir, a[2]))
     geometry = [c, h, wd, kh, kw, stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], g, oh, ow]
-    return [B.CONV, o, oh * ow, slot_of(a[0])] + geometry + [blob.weights(weight), bias]
+    return [B.CONV, o, oh * ow, slot_of(a[0])] + geometry + [blob.weights(weight), bias, int(wide)]
+
+
+# a copy (two ulab calls and the loop around them) costs about as much as this
+# many multiply-adds of ulab's dot (circuitpython target: ~3 us against ~4.5 ns)
+COPY_MACS = 600
+
+
+def _wide(c, o, taps, oh, ow, wp, stride, padding):
+    """Whether a stride-1 convolution runs on rows of the padded width (a copy
+    per tap, wp - ow wasted columns per row) rather than gathered (a copy per
+    tap and channel or output row, no waste): the cheaper in ulab."""
+    if stride != [1, 1] or (taps == 1 and padding == [0, 0]):
+        return False
+    waste = o * taps * c * oh * (wp - ow)
+    return waste <= COPY_MACS * taps * (min(c, oh) - 1)
 
 
 def _numel(sizes):

@@ -47,7 +47,7 @@ def use(module):
 
 _MAGIC = 0x31424C55
 LINEAR = 1  # out = x[rows, k] . w[k, cols] (+ b[cols])           operands: x, k, w, b
-CONV = 2  # out[O, OH*OW] = conv2d (groups 1 or depthwise)       operands: x, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, g, OH, OW, w, b
+CONV = 2  # out[O, OH*OW] = conv2d (groups 1 or depthwise)       operands: x, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, g, OH, OW, w, b, wide
 RELU = 3  # operands: x
 CLAMP = 4  # operands: x, lo, hi (float32 bits)
 ADD = 5  # operands: a, b
@@ -118,7 +118,8 @@ class UlabBackend:
         shapes = {}
         numel = {i: args[i].numel for i in range(h.n_inputs)}
         last = {}  # slot -> the last op reading it
-        h.cols_bytes = 0
+        h.cols_bytes = h.pad_bytes = 0
+        h.geometries = set()
         for i in range(len(h.ops)):
             op = h.ops[i]
             reads = _reads(op)
@@ -132,16 +133,16 @@ class UlabBackend:
             if op[0] == CONV:
                 ulab_conv.scratch(h, op)
         # the convolutions' im2col rows: one buffer for all (they run one after
-        # the other); a padded input buffer per input geometry (_padded)
+        # the other) and the padded input (ulab_conv._padded)
         h.cols = bytearray(h.cols_bytes)
-        h.pads = {}
+        h.pad = bytearray(h.pad_bytes)
         h.fixed = {i: h.slots[i] for i in range(h.n_inputs)}  # slot -> its array when made at load
         made, frees = [], []
         for i in range(len(h.ops)):
             made.append(_PREPARE[h.ops[i][0]](h, h.ops[i]))
             frees.append(tuple(s for s in last if last[s] == i and s >= h.n_inputs and s not in h.outputs))
         h.ops, h.frees = made, frees
-        h.pads = h.cols = h.fixed = None
+        h.pad = h.cols = h.fixed = h.geometries = None
         views = []
         for j in range(len(h.outputs)):
             s = h.outputs[j]
@@ -320,7 +321,7 @@ def _mul(slots, c):
 
 
 # words of each op's record (opcode, out slot, rows, cols, operands; MOVE's: _words)
-_WORDS = {LINEAR: 8, CONV: 21, RELU: 5, CLAMP: 7, ADD: 6, MUL: 6, TANH: 5, MAX_POOL: 7, MEAN: 6, UPSAMPLE: 7, SIGMOID: 5}
+_WORDS = {LINEAR: 8, CONV: 22, RELU: 5, CLAMP: 7, ADD: 6, MUL: 6, TANH: 5, MAX_POOL: 7, MEAN: 6, UPSAMPLE: 7, SIGMOID: 5}
 _WORDS.update({T.ALIAS: 5, T.BMM: 9, T.SOFTMAX: 5, T.LAYER_NORM: 8, T.GELU: 6, T.MUL_SCALAR: 6, T.EQ_SCALAR: 6})
 _WORDS.update({T.NOT: 5, T.ANY: 6, T.FULL: 5, T.WHERE: 10})
 # record positions of the slots an op reads (default: one, at 4)

@@ -5,24 +5,25 @@ ulab 6.5.3 has no out= for dot and copies the source of every slice
 assignment (a temporary as large as the slice), so a copy here is
 `dst[:] = 0.0; dst += src`: two calls that allocate ~350 bytes whatever the
 size. Everything a convolution reads is a view made at load: the input is
-copied into a zero-padded buffer of its geometry (made once, shared by the
-convolutions of that geometry; only its interior is ever written, so the
-border stays zero), and each tap of every output pixel is a view of it:
+copied into a zero-padded buffer (one for all the call's convolutions; its
+border is zeroed by a call per padding row and column when convolutions of
+several geometries share it), and each tap of every output pixel is a view of it:
 
-- stride 1 ("wide"): output rows of the padded width (wp = W + 2 pw, ow of
+- "wide" (stride 1, when the host finds it cheaper: host_tools/delegates/
+  ulab.py, _wide): output rows of the padded width (wp = W + 2 pw, ow of
   them real), so tap (dy, dx) of all pixels is one 2-D view
   [C, OH * wp] of the padded input at offset dy*dh*wp + dx*dw (a slack row
   per channel keeps the last taps in bounds); the columns past the edge are
   dropped at the end (the result is a view [O * OH, OW]; the next op's
   reshape or elementwise call makes it contiguous).
-- other strides: each tap is gathered into the im2col rows, one strided view
+- otherwise: each tap is gathered into the im2col rows, one strided view
   per output row or per channel (whichever is fewer).
 
 Taps are dotted in groups of g (the host's choice, IM2COL_MAX_BYTES): the
 group's taps are copied into one im2col matrix [g * C, N] and multiplied by
 the weights [O, g * C] (ulab's dot is ~2x slower on a strided view than on
-contiguous rows, so even g = 1 copies). Depthwise (g = 0): each tap's rows times a weight column,
-summed in place. Allocation per call: each group's dot result (O x N floats;
+contiguous rows, so even g = 1 copies). Depthwise (g = 0): each tap's rows
+times a weight column, summed in place. Allocation per call: each group's dot result (O x N floats;
 ulab's), the wide result's contiguous copy, and ~350 bytes per copy.
 """
 
@@ -42,15 +43,17 @@ def use(module):
 
 
 def scratch(h, op):
-    """Grow the shared im2col buffer (h.cols_bytes) for a convolution record."""
+    """Grow the shared buffers (h.cols_bytes: im2col rows, h.pad_bytes: the
+    padded input) for a convolution record; h.geometries: the padded inputs'."""
     ch, hh, ww, kh, kw, sh, sw, ph, pw = op[5:14]
     g, oh, ow = op[16], op[17], op[18]
     if _direct(kh, kw, sh, sw, ph, pw):
         return
-    if sh == 1 and sw == 1:
-        h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * (ww + 2 * pw))
-    else:
-        h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * ow)
+    wide = op[21] and sh == 1 and sw == 1
+    pitch = hh + 2 * ph + (1 if wide else 0)
+    h.pad_bytes = max(h.pad_bytes, 4 * ch * pitch * (ww + 2 * pw))
+    h.geometries.add((ch, hh, ww, ph, pw, pitch))
+    h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * ((ww + 2 * pw) if wide else ow))
 
 
 def _direct(kh, kw, sh, sw, ph, pw):
@@ -61,7 +64,7 @@ def _direct(kh, kw, sh, sw, ph, pw):
 def prepare(h, op, weights):
     """(function, out slot, in slot, ...) of a convolution record; the views it
     reads (load time). weights(off, n, shape): the blob's floats, in place."""
-    _, out, o, p, x, ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, g, oh, ow, w, b = op
+    _, out, o, p, x, ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, g, oh, ow, w, b, wide = op
     kk = kh * kw
     if g == DEPTHWISE:
         weight = [weights(w + 4 * ch * k, ch, (ch, 1)) for k in range(kk)]
@@ -70,10 +73,10 @@ def prepare(h, op, weights):
     bias = weights(b, o, (o, 1))
     if _direct(kh, kw, sh, sw, ph, pw):
         return (_conv_direct, out, x, (ch, hh * ww), weight[0], bias, g)
-    wide = sh == 1 and sw == 1
+    wide = wide and sh == 1 and sw == 1
     wp = ww + 2 * pw
     pitch = hh + 2 * ph + (1 if wide else 0)  # rows per channel in the padded buffer
-    pad = _padded(h, ch, hh, ww, ph, pw, pitch)
+    pad, zero = _padded(h, ch, hh, ww, ph, pw, pitch)
     fill = _fill_views(pad, ch, hh, ww, ph, pw, pitch)
     n = oh * wp if wide else oh * ow
     cols = np.frombuffer(h.cols, dtype=F32, count=(g or 1) * ch * n).reshape(((g or 1) * ch, n))
@@ -95,15 +98,24 @@ def prepare(h, op, weights):
             mat = weight[k // g], cols[0 : (j + 1) * ch, :]
         steps.append((copies, mat, weight[k] if g == DEPTHWISE else None, rows))
     crop = (o * oh, wp, ow) if wide and wp != ow else None
-    return (_conv, out, x, (ch * hh, ww), fill, steps, bias, crop)
+    return (_conv, out, x, (ch * hh, ww), fill, steps, bias, crop, zero)
 
 
 def _padded(h, ch, hh, ww, ph, pw, pitch):
-    """The zero-padded input buffer of a geometry, [C * pitch, W + 2 pw]."""
-    key = (ch, hh, ww, ph, pw, pitch)
-    if key not in h.pads:
-        h.pads[key] = np.frombuffer(bytearray(4 * ch * pitch * (ww + 2 * pw)), dtype=F32).reshape((ch * pitch, ww + 2 * pw))
-    return h.pads[key]
+    """The padded input buffer [C * pitch, W + 2 pw] (one for all convolutions)
+    and, when convolutions of other geometries share it, the views of its
+    border to zero before each fill: the top and bottom padding rows of every
+    channel and the left and right padding columns (the slack row is only
+    read for columns past the edge, which are dropped)."""
+    wp = ww + 2 * pw
+    pad = np.frombuffer(h.pad, dtype=F32, count=ch * pitch * wp).reshape((ch * pitch, wp))
+    zero = []
+    if len(h.geometries) > 1:
+        last = (ch - 1) * pitch + 1
+        zero = [pad[r : r + last : pitch, :] for r in list(range(ph)) + list(range(ph + hh, hh + 2 * ph))]
+        if pw:
+            zero += [pad[:, 0:pw], pad[:, pw + ww : wp]]
+    return pad, zero
 
 
 def _fill_views(pad, ch, hh, ww, ph, pw, pitch):
@@ -146,6 +158,8 @@ def _conv_direct(slots, c):
 
 def _conv(slots, c):
     x = slots[c[2]].reshape(c[3])
+    for view in c[8]:  # the border, when another geometry wrote over it
+        view[:] = 0.0
     for view, a, b, step in c[4]:  # into the zero-padded buffer
         copy(view, x[a:b:step, :])
     y = None
