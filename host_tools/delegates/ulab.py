@@ -231,7 +231,7 @@ def _conv_record(ir, a, blob, slot_of):
         oh, ow = y.sizes[2:]
     o, kh, kw = w.shape[0], w.shape[2], w.shape[3]
     taps = kh * kw
-    wide = _wide(c, o, taps, oh, ow, wd + 2 * padding[1], stride, padding)
+    wide = _wide(c, o if _scalar(ir, a[8]) == 1 else 1, taps, oh, ow, wd + 2 * padding[1], stride, padding)
     n = oh * (wd + 2 * padding[1]) if wide else oh * ow  # wide: rows of the padded width
     if _scalar(ir, a[8]) != 1:
         g, weight = B.DEPTHWISE, w.reshape(o, taps).t()  # [taps, C]
@@ -252,7 +252,8 @@ COPY_MACS = 600
 def _wide(c, o, taps, oh, ow, wp, stride, padding):
     """Whether a stride-1 convolution runs on rows of the padded width (a copy
     per tap, wp - ow wasted columns per row) rather than gathered (a copy per
-    tap and channel or output row, no waste): the cheaper in ulab."""
+    tap and channel or output row, no waste): the cheaper in ulab. o: the
+    output channels an input channel feeds (1 for depthwise)."""
     if stride != [1, 1] or (taps == 1 and padding == [0, 0]):
         return False
     waste = o * taps * c * oh * (wp - ow)

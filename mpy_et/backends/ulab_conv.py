@@ -17,7 +17,8 @@ several geometries share it), and each tap of every output pixel is a view of it
   dropped at the end (the result is a view [O * OH, OW]; the next op's
   reshape or elementwise call makes it contiguous).
 - otherwise: each tap is gathered into the im2col rows, one strided view
-  per output row or per channel (whichever is fewer).
+  per output row or per channel (whichever is fewer); made at load, or at
+  each call past GATHER_VIEWS copies (RAM: ~180 bytes a view pair).
 
 Taps are dotted in groups of g (the host's choice, IM2COL_MAX_BYTES): the
 group's taps are copied into one im2col matrix [g * C, N] and multiplied by
@@ -34,6 +35,9 @@ except ImportError:
 
 F32 = None if np is None else np.float
 DEPTHWISE = 0
+# a convolution gathering more copies than this (taps x min(C, OH)) makes their
+# views at each call rather than keep them (~180 bytes of heap a copy)
+GATHER_VIEWS = 64
 
 
 def use(module):
@@ -92,7 +96,9 @@ def prepare(h, op, weights):
             copies = [(rows, tap)]  # ulab's dot is ~2x slower on a strided view than on contiguous rows
         else:
             tap = None
-            copies = _gather_views(pad, rows, pitch, y0, x0, ch, sh, sw, oh, ow)
+            copies = (pad, rows, pitch, y0, x0, ch, sh, sw, oh, ow)  # gathered per call (_gather)
+            if kk * min(ch, oh) <= GATHER_VIEWS:
+                copies = _gather_views(*copies)
         mat = None
         if g and (j == g - 1 or k == kk - 1):
             mat = weight[k // g], cols[0 : (j + 1) * ch, :]
@@ -141,6 +147,12 @@ def _gather_views(pad, rows, pitch, y0, x0, ch, sh, sw, oh, ow):
     return [(rows[:, oy * ow : oy * ow + ow], pad[oy * sh + y0 : oy * sh + y0 + last : pitch, x0 : x0 + span : sw]) for oy in range(oh)]
 
 
+def _gather(pad, rows, pitch, y0, x0, ch, sh, sw, oh, ow):
+    """_gather_views' copies, with views made now (allocates them: ~200 bytes a copy)."""
+    for dst, src in _gather_views(pad, rows, pitch, y0, x0, ch, sh, sw, oh, ow):
+        copy(dst, src)
+
+
 def copy(dst, src):
     """dst[...] = src without ulab's temporary copy of src (does not allocate
     more than ~350 bytes)."""
@@ -164,8 +176,11 @@ def _conv(slots, c):
         copy(view, x[a:b:step, :])
     y = None
     for copies, mat, dw_weight, rows in c[5]:
-        for dst, src in copies:
-            copy(dst, src)
+        if isinstance(copies, tuple):
+            _gather(*copies)
+        else:
+            for dst, src in copies:
+                copy(dst, src)
         if dw_weight is not None:  # depthwise: this tap's rows times its weights, summed
             if y is None:
                 y = rows * dw_weight
