@@ -150,6 +150,52 @@ def test_stride_one_convolutions_read_taps_as_views(target):
         _close(run(pte, (x,), target, repeat=1).outputs[0], want)
 
 
+class Phases(torch.nn.Module):
+    """Transposed convolutions (output s times the input) and a nearest
+    upsampling read only by a convolution: each one PHASE_CONV."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(4)
+        self.a = torch.nn.ConvTranspose2d(3, 5, 4, stride=2, padding=1)
+        self.b = torch.nn.ConvTranspose2d(5, 4, 3, stride=2, padding=1, output_padding=1, bias=False)
+        self.c = torch.nn.Conv2d(4, 2, 3, padding=1)
+        self.d = torch.nn.Conv2d(2, 2, 5, padding=2)
+
+    def forward(self, x):
+        y = torch.relu(self.b(torch.relu(self.a(x))))
+        y = self.c(torch.nn.functional.interpolate(y, scale_factor=3.0, mode="nearest"))
+        up = torch.nn.functional.interpolate(y, scale_factor=2.0, mode="nearest")
+        return self.d(up) + up  # up read twice: upsampled, then convolved
+
+
+@pytest.mark.parametrize("target", ["cpython", "circuitpython"])
+def test_transposed_and_upsampled_convolutions_run_as_output_phases(target):
+    model = Phases().eval()
+    x = torch.randn(1, 3, 3, 4)
+    report = {}
+    pte = export(model, (x,), delegate="ulab", report=report)
+    assert report["delegated"] == [
+        ["aten::convolution.out", "aten::relu.out", "aten::convolution.out", "aten::relu.out"]
+        + ["aten::upsample_nearest2d.vec_out", "aten::convolution.out", "aten::upsample_nearest2d.vec_out"]
+        + ["aten::convolution.out", "aten::add.out"]
+    ], report
+    program = Program.load(pte)
+    blob = bytes(program.backend_delegate(program._plans["forward"], 0, "test")[1])
+    words = list(memoryview(blob).cast("i")[: memoryview(blob).cast("i")[5]])
+    codes, at = [], 6 + words[2]
+    while at < len(words):
+        codes.append(words[at + 1])
+        at += words[at]
+    assert codes.count(24) == 3 and codes.count(10) == 1, codes  # PHASE_CONV: a, b, c; d reads an upsampling kept
+    with torch.no_grad():
+        want = model(x)
+    if target == "cpython":
+        _close(_run_here(pte, (x,)), want)
+    else:
+        _close(run(pte, (x,), target, repeat=1).outputs[0], want)
+
+
 class Attention(torch.nn.Module):
     """PyTorch's encoder layer (layer norm first, gelu), then a slice, a
     select and a tanh-approximated gelu: every op is the delegate's."""

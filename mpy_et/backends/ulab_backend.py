@@ -57,6 +57,9 @@ MAX_POOL = 8  # out[rows, cols] = max of x[rows * kh, cols * kw] over each kh x 
 MEAN = 9  # out[rows, 1] = mean of x[rows, n] along a row                   operands: x, n
 UPSAMPLE = 10  # out[rows, cols] = x[rows / sh, cols / sw] (nearest)        operands: x, sh, sw
 SIGMOID = 11  # operands: x
+# out[O, s*H * s*W] = s x s output phases, each a stride-1 convolution of x (ulab_conv.prepare_phases)
+# operands: x, C, H, W, s, pad top, bottom, left, right, b, n_phases, then per phase: taps, w, taps x (row, col)
+PHASE_CONV = 24
 # A convolution's g: 0 for depthwise (weights [kh*kw, C]: per tap, the tap's
 # rows [C, OH*OW] times a column of weights), else the taps in one im2col
 # matrix [g*C, OH*OW] (the taps in groups of g, one dot each: weights [O, g*C]
@@ -132,6 +135,8 @@ class UlabBackend:
             numel[op[1]] = op[2] * op[3]
             if op[0] == CONV:
                 ulab_conv.scratch(h, op)
+            elif op[0] == PHASE_CONV:
+                ulab_conv.scratch_phases(h, op)
         # the convolutions' im2col rows: one buffer for all (they run one after
         # the other) and the padded input (ulab_conv._padded)
         h.cols = bytearray(h.cols_bytes)
@@ -171,6 +176,13 @@ def _words(w, at, n):
     """Words of the record (opcode, out slot, ...) at w[at] (n - 1: what it says)."""
     if w[at] == T.MOVE:
         return 7 + 7 * w[at + 6] if n > 7 else -1
+    if w[at] == PHASE_CONV:
+        k, end = at + 14, at + n - 2
+        for _ in range(w[at + 14] if n > 15 else -1):
+            if k + 1 > end:
+                return -1
+            k += 2 + 2 * w[k + 1]
+        return k - at + 1 if n > 15 else -1
     return _WORDS.get(w[at])
 
 
@@ -179,7 +191,7 @@ def _reads(op):
     code, rows, cols = op[0], op[2], op[3]
     if code == LINEAR:
         return (rows * op[5],)
-    if code == CONV:
+    if code in (CONV, PHASE_CONV):
         return (op[5] * op[6] * op[7],)
     if code == MAX_POOL:
         return (rows * op[5] * cols * op[6],)
@@ -330,6 +342,7 @@ _UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh, SIGMOID: _sigmoid}
 _PREPARE = {
     LINEAR: _prep_linear,
     CONV: _prep_conv,
+    PHASE_CONV: lambda h, op: ulab_conv.prepare_phases(h, op, lambda off, n, shape: _weights(h, off, n, shape)),
     RELU: _prep_unary,
     SIGMOID: _prep_unary,
     MAX_POOL: _prep_max_pool,

@@ -80,7 +80,7 @@ def prepare(h, op, weights):
     wide = wide and sh == 1 and sw == 1
     wp = ww + 2 * pw
     pitch = hh + 2 * ph + (1 if wide else 0)  # rows per channel in the padded buffer
-    pad, zero = _padded(h, ch, hh, ww, ph, pw, pitch)
+    pad, zero = _padded(h, ch, hh, ww, ph, ph, pw, pw, pitch)
     fill = _fill_views(pad, ch, hh, ww, ph, pw, pitch)
     n = oh * wp if wide else oh * ow
     cols = np.frombuffer(h.cols, dtype=F32, count=(g or 1) * ch * n).reshape(((g or 1) * ch, n))
@@ -107,20 +107,22 @@ def prepare(h, op, weights):
     return (_conv, out, x, (ch * hh, ww), fill, steps, bias, crop, zero)
 
 
-def _padded(h, ch, hh, ww, ph, pw, pitch):
-    """The padded input buffer [C * pitch, W + 2 pw] (one for all convolutions)
-    and, when convolutions of other geometries share it, the views of its
-    border to zero before each fill: the top and bottom padding rows of every
-    channel and the left and right padding columns (the slack row is only
-    read for columns past the edge, which are dropped)."""
-    wp = ww + 2 * pw
+def _padded(h, ch, hh, ww, pt, pb, pl, pr, pitch):
+    """The padded input buffer [C * pitch, pl + W + pr] (one for all
+    convolutions) and, when convolutions of other geometries share it, the
+    views of its border to zero before each fill: the padding rows above and
+    below every channel and the padding columns (the slack row is only read
+    for columns past the edge, which are dropped)."""
+    wp = pl + ww + pr
     pad = np.frombuffer(h.pad, dtype=F32, count=ch * pitch * wp).reshape((ch * pitch, wp))
     zero = []
     if len(h.geometries) > 1:
         last = (ch - 1) * pitch + 1
-        zero = [pad[r : r + last : pitch, :] for r in list(range(ph)) + list(range(ph + hh, hh + 2 * ph))]
-        if pw:
-            zero += [pad[:, 0:pw], pad[:, pw + ww : wp]]
+        zero = [pad[r : r + last : pitch, :] for r in list(range(pt)) + list(range(pt + hh, pt + hh + pb))]
+        if pl:
+            zero.append(pad[:, 0:pl])
+        if pr:
+            zero.append(pad[:, pl + ww : wp])
     return pad, zero
 
 
@@ -198,4 +200,63 @@ def _conv(slots, c):
     crop = c[7]
     if crop is not None:  # the real columns of the padded-width rows: a view [O * OH, OW]
         y = y.reshape((crop[0], crop[1]))[:, 0 : crop[2]]
+    slots[c[1]] = y
+
+
+def scratch_phases(h, op):
+    """scratch() for a PHASE_CONV record."""
+    ch, hh, ww, s, pt, pb, pl, pr = op[5:13]
+    pitch, wp = hh + pt + pb + 1, pl + ww + pr
+    h.pad_bytes = max(h.pad_bytes, 4 * ch * pitch * wp)
+    h.geometries.add((ch, hh, ww, pt, pl, pitch, wp))
+    at = 15
+    for _ in range(op[14]):
+        h.cols_bytes = max(h.cols_bytes, 4 * op[at] * ch * hh * wp)
+        at += 2 + 2 * op[at]
+
+
+def prepare_phases(h, op, weights):
+    """A convolution of s x s output phases (PHASE_CONV: a transposed one, or
+    one of a nearest-upsampled input): phase (py, px) is output pixels
+    (s i + py, s j + px), a stride-1 convolution of the input with the taps
+    the host found for it (offsets into the padded input, their weights
+    summed), on rows of the padded width, one dot; its real columns are
+    copied into the phase's rows and columns of the result (made at load)."""
+    _, out, o, p, x, ch, hh, ww, s, pt, pb, pl, pr, b, n_phases = op[:15]
+    pitch, wp = hh + pt + pb + 1, pl + ww + pr
+    n = hh * wp
+    pad, zero = _padded(h, ch, hh, ww, pt, pb, pl, pr, pitch)
+    fill = _fill_views(pad, ch, hh, ww, pt, pl, pitch)
+    flat = pad.reshape((ch, pitch * wp))
+    y = np.zeros((o * s * hh, s * ww), dtype=F32)
+    phases, at = [], 15
+    for k in range(n_phases):
+        taps, w = op[at], op[at + 1]
+        cols = np.frombuffer(h.cols, dtype=F32, count=taps * ch * n).reshape((taps * ch, n))
+        copies = []
+        for t in range(taps):
+            off = op[at + 2 + 2 * t] * wp + op[at + 3 + 2 * t]
+            copies.append((cols[t * ch : t * ch + ch, :], flat[:, off : off + n]))
+        phases.append((copies, weights(w, o * taps * ch, (o, taps * ch)), cols, y[k // s :: s, k % s :: s]))
+        at += 2 + 2 * taps
+    result = y.reshape((o, s * hh * s * ww))
+    h.fixed[out] = result
+    return (_phase_conv, out, x, (ch * hh, ww), fill, phases, weights(b, o, (o, 1)), (o * hh, wp, ww), zero, result)
+
+
+def _phase_conv(slots, c):
+    x = slots[c[2]].reshape(c[3])
+    for view in c[8]:
+        view[:] = 0.0
+    for view, a, b, step in c[4]:
+        copy(view, x[a:b:step, :])
+    rows, wp, ww = c[7]
+    for copies, weight, cols, dst in c[5]:
+        for d, src in copies:
+            copy(d, src)
+        t = np.dot(weight, cols)
+        copy(dst, t.reshape((rows, wp))[:, 0:ww])
+    y = c[9]
+    if c[6] is not None:
+        y += c[6]
     slots[c[1]] = y
