@@ -7,6 +7,7 @@ import pytest
 import torch
 from conftest import require
 
+import host_tools.delegates.ulab as ulab
 import mpy_et.backends as registry
 from host_tools import export, run
 from host_tools.targets import TargetError
@@ -109,6 +110,138 @@ def test_conv1d_and_weights_read_in_place():
     program = Program.load(pte)
     _, blob, specs = program.backend_delegate(program._plans["forward"], 0, "test")
     assert blob.obj is program.buf and specs == []  # a view of the program's bytes, not a copy
+
+
+class Convs(torch.nn.Module):
+    """Stride-1 convolutions, gathered or on rows of the padded width (the
+    host's pick, ulab._wide: both occur here): unpadded (LeNet's), a dot per
+    tap (g = 1: the im2col rows would pass IM2COL_MAX_BYTES), dilated after an
+    upsample (a result made at load), 1-D."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(2)
+        self.plain = torch.nn.Conv2d(3, 6, 5)  # no padding: rows of the input's width, 4 cropped
+        self.per_tap = torch.nn.Conv2d(6, 4, 3, padding=1, dilation=1)  # 4 * 6 * 36 * 38 > 16 KB: g = 1
+        self.dilated = torch.nn.Conv2d(4, 4, 3, padding=2, dilation=2, bias=False)
+        self.line = torch.nn.Conv1d(4, 2, 3, padding=1)
+
+    def forward(self, x):
+        a = torch.relu(self.plain(x))
+        b = torch.sigmoid(self.per_tap(a))
+        c = self.dilated(torch.nn.functional.interpolate(b, scale_factor=2.0, mode="nearest"))
+        return self.line(c.mean(-1))
+
+
+@pytest.mark.parametrize("target", ["cpython", "circuitpython"])
+def test_stride_one_convolutions_read_taps_as_views(target):
+    model = Convs().eval()
+    x = torch.randn(1, 3, 40, 40)
+    report = {}
+    pte = export(model, (x,), delegate="ulab", report=report)
+    assert report["delegated"] and sum(r.count("aten::convolution.out") for r in report["delegated"]) == 4, report
+    wide = [ulab._wide(c.in_channels, c.out_channels, 9, 36, 36, 38, [1, 1], [1, 1]) for c in (model.per_tap,)]
+    assert wide == [True] and not ulab._wide(3, 6, 25, 36, 36, 40, [1, 1], [0, 0])  # per_tap wide, plain gathered
+    with torch.no_grad():
+        want = model(x)
+    if target == "cpython":
+        _close(_run_here(pte, (x,)), want)
+    else:
+        _close(run(pte, (x,), target, repeat=1).outputs[0], want)
+
+
+class Phases(torch.nn.Module):
+    """Transposed convolutions (output s times the input) and a nearest
+    upsampling read only by a convolution: each one PHASE_CONV."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(4)
+        self.a = torch.nn.ConvTranspose2d(3, 5, 4, stride=2, padding=1)
+        self.b = torch.nn.ConvTranspose2d(5, 4, 3, stride=2, padding=1, output_padding=1, bias=False)
+        self.c = torch.nn.Conv2d(4, 2, 3, padding=1)
+        self.d = torch.nn.Conv2d(2, 2, 5, padding=2)
+
+    def forward(self, x):
+        y = torch.relu(self.b(torch.relu(self.a(x))))
+        y = self.c(torch.nn.functional.interpolate(y, scale_factor=3.0, mode="nearest"))
+        up = torch.nn.functional.interpolate(y, scale_factor=2.0, mode="nearest")
+        return self.d(up) + up  # up read twice: upsampled, then convolved
+
+
+@pytest.mark.parametrize("target", ["cpython", "circuitpython"])
+def test_transposed_and_upsampled_convolutions_run_as_output_phases(target):
+    model = Phases().eval()
+    x = torch.randn(1, 3, 3, 4)
+    report = {}
+    pte = export(model, (x,), delegate="ulab", report=report)
+    assert report["delegated"] == [
+        ["aten::convolution.out", "aten::relu.out", "aten::convolution.out", "aten::relu.out"]
+        + ["aten::upsample_nearest2d.vec_out", "aten::convolution.out", "aten::upsample_nearest2d.vec_out"]
+        + ["aten::convolution.out", "aten::add.out"]
+    ], report
+    program = Program.load(pte)
+    blob = bytes(program.backend_delegate(program._plans["forward"], 0, "test")[1])
+    words = list(memoryview(blob).cast("i")[: memoryview(blob).cast("i")[5]])
+    codes, at = [], 6 + words[2]
+    while at < len(words):
+        codes.append(words[at + 1])
+        at += words[at]
+    assert codes.count(24) == 3 and codes.count(10) == 1, codes  # PHASE_CONV: a, b, c; d reads an upsampling kept
+    with torch.no_grad():
+        want = model(x)
+    if target == "cpython":
+        _close(_run_here(pte, (x,)), want)
+    else:
+        _close(run(pte, (x,), target, repeat=1).outputs[0], want)
+
+
+class Attention(torch.nn.Module):
+    """PyTorch's encoder layer (layer norm first, gelu), then a slice, a
+    select and a tanh-approximated gelu: every op is the delegate's."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(3)
+        self.layer = torch.nn.TransformerEncoderLayer(16, 2, 24, dropout=0.0, activation="gelu", batch_first=True, norm_first=True)
+
+    def forward(self, x):
+        y = self.layer(x)
+        z = torch.nn.functional.gelu(y[:, 1::2, 3:11], approximate="tanh")
+        return torch.bmm(z, z.transpose(1, 2).contiguous()) + z[:, :, 0:1].expand(1, 3, 3).contiguous()
+
+
+@pytest.mark.parametrize("target", ["cpython", "circuitpython"])
+def test_transformer_layer_is_one_delegate_call(target):
+    model = Attention().eval()
+    x = torch.randn(1, 6, 16)
+    report = {}
+    pte = export(model, (x,), delegate="ulab", report=report)
+    assert len(report["delegated"]) == 1 and [op for _, op in Program.load(pte).load_method().step_ops()] == ["delegate:UlabBackend"]
+    took = set(report["delegated"][0])
+    assert {"aten::_softmax.out", "aten::native_layer_norm.out", "aten::gelu.out", "aten::bmm.out", "aten::where.self_out"} <= took, took
+    with torch.no_grad():
+        want = model(x)
+    if target == "cpython":
+        _close(_run_here(pte, (x,)), want)
+    else:
+        _close(run(pte, (x,), target, repeat=1).outputs[0], want)
+
+
+def test_data_movement_becomes_blocks_of_strided_views():
+    from host_tools.delegates.ulab_transformer import _move_blocks
+
+    idx = torch.arange(16 * 4 * 8).reshape(16, 4, 8)
+    blocks = _move_blocks(idx.permute(1, 0, 2), idx.numel())  # a head's rows: a view of [16, 32] per head
+    assert blocks == [(h * 16, 16, 32, 0, 1, h * 8, 1) for h in range(4)], blocks
+    flat = idx.flatten()
+    for m in (idx.permute(2, 0, 1), idx[3:9:2, 1], idx.permute(1, 2, 0)[:, 1::3], idx[:, :, 2:3].expand(16, 4, 8), idx[:1].expand(3, 4, 8)):
+        out = torch.zeros(m.shape).reshape(-1, m.shape[-1])
+        for r0, n, w, ra, rs, ca, cs in _move_blocks(m, idx.numel()):  # as the device copies them
+            rows = slice(ra, ra + (n - 1) * rs + 1, rs) if rs else slice(ra, ra + 1)
+            cols = slice(ca, ca + (m.shape[-1] - 1) * cs + 1, cs) if cs else slice(ca, ca + 1)
+            out[r0 : r0 + n] += flat.reshape(-1, w)[rows, cols]
+        assert torch.equal(out, m.reshape(-1, m.shape[-1]).float()), m.shape
 
 
 @pytest.mark.parametrize("target", ["circuitpython"])

@@ -91,8 +91,8 @@ def _boundary(ir, run):
 
 
 def _drop_unused(ir):
-    """Tensors no instruction, input, output or state refers to any more
-    (weights now in a blob, a run's intermediates) become Null values."""
+    """Tensors and tensor lists no instruction, input, output or state refers
+    to any more (weights now in a blob, a run's intermediates) become Null values."""
     used = set(ir.inputs) | set(ir.outputs) | set(ir.state)
     for ins in ir.instructions:
         for a in ins.args:
@@ -103,5 +103,5 @@ def _drop_unused(ir):
             i = ir.tensor(i).alias_of
             used.add(i)
     for i, v in enumerate(ir.values):
-        if v.kind == "Tensor" and i not in used:
-            ir.values[i] = Value("Null")
+        if v.kind in ("Tensor", "TensorList", "OptionalTensorList") and i not in used:
+            ir.values[i] = Value("Null")  # a list too: its items may be gone (native_layer_norm's outputs)

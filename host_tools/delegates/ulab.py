@@ -16,6 +16,7 @@ import struct
 
 import torch
 
+from host_tools.delegates import ulab_transformer as HT
 from host_tools.lowering.ir import tensor_bytes
 from host_tools.planning.lifetimes import outputs_of
 from mpy_et.backends import ulab_backend as B
@@ -30,7 +31,7 @@ _F32 = 6
 # largest im2col matrix a convolution gets on the device (one scratch buffer per
 # delegate call); more taps than fit are run in groups, a dot per group
 IM2COL_MAX_BYTES = 16384
-_HEAVY = ("aten::addmm.out", "aten::mm.out", "aten::convolution.out")
+_HEAVY = ("aten::addmm.out", "aten::mm.out", "aten::convolution.out", "aten::bmm.out")
 _UNARY = {"aten::relu.out": B.RELU, "aten::hardtanh.out": B.CLAMP, "aten::tanh.out": B.TANH, "aten::sigmoid.out": B.SIGMOID}
 _BINARY = {"aten::add.out": B.ADD, "aten::mul.out": B.MUL}
 
@@ -45,7 +46,26 @@ def partition(ir):
         runs.append(run)
         run = []
     runs.append(run)
+    runs = [r for part in runs for r in _float_boundary(ir, part)]
     return [r for r in runs if any(ir.instructions[i].op in _HEAVY for i in r)]
+
+
+def _float_boundary(ir, run):
+    """The run, or the runs it splits into so that every tensor crossing a
+    delegate call's boundary is float32 (a mask stays inside)."""
+    from host_tools.delegates import _boundary
+
+    if not run:
+        return []
+    inputs, outputs = _boundary(ir, run)
+    bad = {ir.storage_of(t) for t in inputs + outputs if ir.tensor(t).dtype != _F32}
+    if not bad:
+        return [run]
+    for k, i in enumerate(run):  # leave out the first instruction touching a non-float tensor
+        ins = ir.instructions[i]
+        if any(ir.storage_of(t) in bad for a in ins.args for t in HT._tensor_items(ir, a)):
+            return _float_boundary(ir, run[:k]) + _float_boundary(ir, run[k + 1 :])
+    return [run]
 
 
 def _t(ir, a):
@@ -73,7 +93,11 @@ def _ints(ir, a):
 def _claims(ir, ins):
     a = ins.args
     op = ins.op
-    if ins.delegate is not None or not _runtime_f32(ir, a[-1]) or len(outputs_of(ir, ins)) != 1:
+    if ins.delegate is not None:
+        return False
+    if op in HT.OPS:
+        return bool(HT.claims(ir, ins))
+    if not _runtime_f32(ir, a[-1]) or len(outputs_of(ir, ins)) != 1:
         return False
     if op == "aten::addmm.out":
         bias, x, w = _t(ir, a[0]), _t(ir, a[1]), _t(ir, a[2])
@@ -95,7 +119,9 @@ def _claims(ir, ins):
         if ir.values[a[2]].kind != "Null" and not _const_f32(ir, a[2]):
             return False
         groups, c, o = _scalar(ir, a[8]), x.sizes[1], w.sizes[0]
-        return not _scalar(ir, a[6]) and (groups == 1 or (groups == c == o and w.sizes[1] == 1))
+        if _scalar(ir, a[6]):  # transposed: as output phases (PHASE_CONV)
+            return _transposed_phases(ir, a) is not None
+        return groups == 1 or (groups == c == o and w.sizes[1] == 1)
     if op in _UNARY:
         return _runtime_f32(ir, a[0])
     if op in _RESHAPING:
@@ -158,9 +184,18 @@ def preprocess(ir, instructions, inputs, outputs):
         return owner_slot[ir.storage_of(a)]
 
     n_slots = len(inputs)
-    for ins in instructions:
+    fused = set()
+    for k, ins in enumerate(instructions):
+        if k in fused:
+            continue
+        up = _upsampled_conv(ir, instructions, k, outputs)
+        if up is not None:  # nearest upsampling and the convolution reading it: one PHASE_CONV
+            fused.add(k + 1)
+            ins = instructions[k + 1]
+            rec = _phase_record(ir, blob, slot_of, ins.args, *up)
+        else:
+            rec = _record(ir, ins, blob, slot_of)
         out = outputs_of(ir, ins)[0]
-        rec = _record(ir, ins, blob, slot_of)
         owner_slot[ir.storage_of(out)] = n_slots
         blob.ops.append([rec[0], n_slots] + rec[1:])
         n_slots += 1
@@ -179,7 +214,11 @@ def _record(ir, ins, blob, slot_of):
         b = blob.weights(_tensor(ir, a[0]).reshape(n)) if op == "aten::addmm.out" else None
         return [B.LINEAR, m, n, slot_of(x), k, blob.weights(_tensor(ir, w)), b]
     if op == "aten::convolution.out":
+        if _scalar(ir, a[6]):
+            return _phase_record(ir, blob, slot_of, a, *_transposed_phases(ir, a))
         return _conv_record(ir, a, blob, slot_of)
+    if op in HT.OPS:
+        return HT.record(ir, ins, blob, slot_of, _tensor)
     rows, cols = _rows_cols(y.sizes)
     if op in _BINARY:
         return [_BINARY[op], rows, cols, slot_of(a[0]), slot_of(a[1])]
@@ -205,15 +244,33 @@ def _conv_record(ir, a, blob, slot_of):
         oh, ow = y.sizes[2:]
     o, kh, kw = w.shape[0], w.shape[2], w.shape[3]
     taps = kh * kw
+    wide = _wide(c, o if _scalar(ir, a[8]) == 1 else 1, taps, oh, ow, wd + 2 * padding[1], stride, padding)
+    n = oh * (wd + 2 * padding[1]) if wide else oh * ow  # wide: rows of the padded width
     if _scalar(ir, a[8]) != 1:
         g, weight = B.DEPTHWISE, w.reshape(o, taps).t()  # [taps, C]
     else:  # taps in groups of g, each an im2col matrix of at most IM2COL_MAX_BYTES: weights [O, g*C] per group
-        g = max(1, min(taps, IM2COL_MAX_BYTES // (4 * c * oh * ow)))
+        g = max(1, min(taps, IM2COL_MAX_BYTES // (4 * c * n)))
         tap_major = w.permute(0, 2, 3, 1).reshape(o, taps * c)
         weight = torch.cat([tap_major[:, k * c : min(k + g, taps) * c].flatten() for k in range(0, taps, g)])
     bias = None if ir.values[a[2]].kind == "Null" else blob.weights(_tensor(ir, a[2]))
     geometry = [c, h, wd, kh, kw, stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], g, oh, ow]
-    return [B.CONV, o, oh * ow, slot_of(a[0])] + geometry + [blob.weights(weight), bias]
+    return [B.CONV, o, oh * ow, slot_of(a[0])] + geometry + [blob.weights(weight), bias, int(wide)]
+
+
+# a copy (two ulab calls and the loop around them) costs about as much as this
+# many multiply-adds of ulab's dot (circuitpython target: ~3 us against ~4.5 ns)
+COPY_MACS = 600
+
+
+def _wide(c, o, taps, oh, ow, wp, stride, padding):
+    """Whether a stride-1 convolution runs on rows of the padded width (a copy
+    per tap, wp - ow wasted columns per row) rather than gathered (a copy per
+    tap and channel or output row, no waste): the cheaper in ulab. o: the
+    output channels an input channel feeds (1 for depthwise)."""
+    if stride != [1, 1] or (taps == 1 and padding == [0, 0]):
+        return False
+    waste = o * taps * c * oh * (wp - ow)
+    return waste <= COPY_MACS * taps * (min(c, oh) - 1)
 
 
 def _numel(sizes):
@@ -270,3 +327,101 @@ _RESHAPING = {
     "aten::avg_pool2d.out": _global_avg_pool,
     "aten::upsample_nearest2d.vec_out": _upsample,
 }
+
+
+# largest im2col matrix of one output phase of a PHASE_CONV (one dot per phase)
+PHASE_MAX_BYTES = 32768
+
+
+def _transposed_phases(ir, a):
+    """(x value, weights [O, C, kh, kw], s, row taps, col taps) of a transposed
+    convolution the device runs as s x s output phases: 2-D, batch 1, groups
+    1, no dilation, the same stride both ways and an output s times the input;
+    else None. taps[p]: [(input offset, kernel index)] of output phase p."""
+    x, y, w = ir.tensor(a[0]), ir.tensor(a[-1]), ir.tensor(a[1])
+    stride, padding, dilation = _ints(ir, a[3]), _ints(ir, a[4]), _ints(ir, a[5])
+    if len(x.sizes) != 4 or x.sizes[0] != 1 or _scalar(ir, a[8]) != 1 or dilation != [1, 1] or stride[0] != stride[1]:
+        return None
+    s = stride[0]
+    if list(y.sizes[2:]) != [s * x.sizes[2], s * x.sizes[3]]:
+        return None
+    wt = _tensor(ir, a[1]).permute(1, 0, 2, 3)  # [C, O, kh, kw] -> [O, C, kh, kw]
+
+    def taps(p, k):
+        return [[((q + p - d) // s, d) for d in range(k) if (q + p - d) % s == 0] for q in range(s)]
+
+    phases = (a[0], wt, s, taps(padding[0], w.sizes[2]), taps(padding[1], w.sizes[3]))
+    if not all(phases[3]) or not all(phases[4]):  # a phase no kernel tap reaches (kernel < stride)
+        return None
+    return phases if _phase_bytes(x.sizes[1], x.sizes[2], x.sizes[3], *phases[2:]) <= PHASE_MAX_BYTES else None
+
+
+def _upsampled_conv(ir, instructions, k, outputs):
+    """The PHASE_CONV of instructions[k], a whole-factor nearest upsampling
+    read only by instructions[k + 1], a stride-1 convolution (groups 1, no
+    dilation) keeping its size: (x value, weights, s, row taps, col taps), or None."""
+    if k + 1 >= len(instructions) or instructions[k].op != "aten::upsample_nearest2d.vec_out":
+        return None
+    up, conv = instructions[k], instructions[k + 1]
+    a = conv.args
+    if conv.op != "aten::convolution.out" or _scalar(ir, a[6]) or _scalar(ir, a[8]) != 1:
+        return None
+    u = ir.storage_of(up.args[-1])
+    if ir.storage_of(a[0]) != u or u in {ir.storage_of(o) for o in outputs} or _readers(ir, u) != 1:
+        return None
+    x, y = ir.tensor(up.args[0]).sizes, ir.tensor(up.args[-1]).sizes
+    s = y[2] // x[2]
+    w = ir.tensor(a[1]).sizes
+    if y[3] != s * x[3] or _ints(ir, a[3]) != [1, 1] or _ints(ir, a[5]) != [1, 1] or list(ir.tensor(a[-1]).sizes[2:]) != list(y[2:]):
+        return None
+    padding = _ints(ir, a[4])
+
+    def taps(p, k):
+        return [[((q + d - p) // s, d) for d in range(k)] for q in range(s)]
+
+    phases = (up.args[0], _tensor(ir, a[1]), s, taps(padding[0], w[2]), taps(padding[1], w[3]))
+    return phases if _phase_bytes(x[1], x[2], x[3], *phases[2:]) <= PHASE_MAX_BYTES else None
+
+
+def _readers(ir, owner):
+    """Instructions reading the storage `owner`."""
+    n = 0
+    for ins in ir.instructions:
+        made = set(outputs_of(ir, ins)) | {ins.args[-1]}
+        if any(ir.storage_of(t) == owner for a in ins.args if a not in made for t in HT._tensor_items(ir, a)):
+            n += 1
+    return n
+
+
+def _pads(row_taps, col_taps):
+    rs = [r for p in row_taps for r, _ in p]
+    cs = [c for p in col_taps for c, _ in p]
+    return max(0, -min(rs)), max(0, max(rs)), max(0, -min(cs)), max(0, max(cs))
+
+
+def _phase_bytes(c, h, wd, s, row_taps, col_taps):
+    """The largest im2col matrix of a phase (its taps x C rows, H x padded width)."""
+    pt, pb, pl, pr = _pads(row_taps, col_taps)
+    taps = max(len({r for r, _ in rt}) * len({q for q, _ in ct}) for rt in row_taps for ct in col_taps)
+    return 4 * taps * c * h * (pl + wd + pr)
+
+
+def _phase_record(ir, blob, slot_of, conv_args, x, weight, s, row_taps, col_taps):
+    """[PHASE_CONV, O, OH * OW, operands...]: per phase, its taps (input
+    offsets) with the weights of the kernel taps landing on each summed."""
+    c, h, wd = ir.tensor(x).sizes[1:]
+    o = weight.shape[0]
+    pt, pb, pl, pr = _pads(row_taps, col_taps)
+    bias = None if ir.values[conv_args[2]].kind == "Null" else blob.weights(_tensor(ir, conv_args[2]))
+    rec = [B.PHASE_CONV, o, s * h * s * wd, slot_of(x), c, h, wd, s, pt, pb, pl, pr, bias, s * s]
+    for py in range(s):
+        for px in range(s):
+            taps = {}
+            for r, dy in row_taps[py]:
+                for q, dx in col_taps[px]:
+                    taps[(r, q)] = taps.get((r, q), 0) + weight[:, :, dy, dx]
+            keys = sorted(taps)
+            rec += [len(keys), blob.weights(torch.cat([taps[key] for key in keys], dim=1))]
+            for r, q in keys:
+                rec += [r + pt, q + pl]
+    return rec

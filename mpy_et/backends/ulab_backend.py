@@ -24,6 +24,8 @@ numpy instead (use(); the host's load check, tests): same calls, same layouts.
 
 import struct
 
+from mpy_et.backends import ulab_conv
+from mpy_et.backends import ulab_transformer as T
 from mpy_et.errors import INVALID_PROGRAM, MpyEtError
 
 try:
@@ -39,11 +41,13 @@ def use(module):
     programs on CPython this way (host_tools/delegates/ulab.py)."""
     global np, F32
     np, F32 = module, module.float32
+    ulab_conv.use(module)
+    T.use(module)
 
 
 _MAGIC = 0x31424C55
 LINEAR = 1  # out = x[rows, k] . w[k, cols] (+ b[cols])           operands: x, k, w, b
-CONV = 2  # out[O, OH*OW] = conv2d (groups 1 or depthwise)       operands: x, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, g, OH, OW, w, b
+CONV = 2  # out[O, OH*OW] = conv2d (groups 1 or depthwise)       operands: x, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, g, OH, OW, w, b, wide
 RELU = 3  # operands: x
 CLAMP = 4  # operands: x, lo, hi (float32 bits)
 ADD = 5  # operands: a, b
@@ -53,6 +57,9 @@ MAX_POOL = 8  # out[rows, cols] = max of x[rows * kh, cols * kw] over each kh x 
 MEAN = 9  # out[rows, 1] = mean of x[rows, n] along a row                   operands: x, n
 UPSAMPLE = 10  # out[rows, cols] = x[rows / sh, cols / sw] (nearest)        operands: x, sh, sw
 SIGMOID = 11  # operands: x
+# out[O, s*H * s*W] = s x s output phases, each a stride-1 convolution of x (ulab_conv.prepare_phases)
+# operands: x, C, H, W, s, pad top, bottom, left, right, b, n_phases, then per phase: taps, w, taps x (row, col)
+PHASE_CONV = 24
 # A convolution's g: 0 for depthwise (weights [kh*kw, C]: per tap, the tap's
 # rows [C, OH*OW] times a column of weights), else the taps in one im2col
 # matrix [g*C, OH*OW] (the taps in groups of g, one dot each: weights [O, g*C]
@@ -91,7 +98,7 @@ class UlabBackend:
         ops = []
         for _ in range(n_ops):
             n = w[pos] if pos < n_words else 0
-            if n < 3 or pos + n > n_words or _WORDS.get(w[pos + 1]) != n - 1 or not n_in <= w[pos + 2] < n_slots:
+            if n < 3 or pos + n > n_words or _words(w, pos + 1, n) != n - 1 or not n_in <= w[pos + 2] < n_slots:
                 raise MpyEtError(INVALID_PROGRAM, "ulab blob: op record at word %d is malformed" % pos)
             ops.append(w[pos + 1 : pos + n])
             pos += n
@@ -114,34 +121,33 @@ class UlabBackend:
         shapes = {}
         numel = {i: args[i].numel for i in range(h.n_inputs)}
         last = {}  # slot -> the last op reading it
-        pads = set()
-        h.pad_bytes = h.cols_bytes = 0
+        h.cols_bytes = h.pad_bytes = 0
+        h.geometries = set()
         for i in range(len(h.ops)):
             op = h.ops[i]
-            for s in op[4 : 6 if op[0] in (ADD, MUL) else 5]:
-                if numel.get(s) != _reads(op):  # what the op reshapes its input to: checked once here
-                    raise MpyEtError(
-                        INVALID_PROGRAM, "ulab blob: op %d (opcode %d) reads slot %d as %s elements" % (i, op[0], s, _reads(op))
-                    )
+            reads = _reads(op)
+            for j, at in enumerate(_INPUTS.get(op[0], (4,))):
+                s = op[at]
+                if numel.get(s) != reads[j]:  # what the op reshapes its input to: checked once here
+                    raise MpyEtError(INVALID_PROGRAM, "ulab blob: op %d (opcode %d) reads slot %d as %s elements" % (i, op[0], s, reads[j]))
                 last[s] = i
             shapes[op[1]] = (op[2], op[3])
             numel[op[1]] = op[2] * op[3]
             if op[0] == CONV:
-                pad = _conv_scratch(h, op)
-                if pad is not None:
-                    pads.add(pad)
-        # the convolutions' padded inputs and im2col rows: one buffer each for all
-        # ops (run one after the other); a padded input is zeroed before it is
-        # filled when several geometries share the buffer
-        h.pad = bytearray(h.pad_bytes)
+                ulab_conv.scratch(h, op)
+            elif op[0] == PHASE_CONV:
+                ulab_conv.scratch_phases(h, op)
+        # the convolutions' im2col rows: one buffer for all (they run one after
+        # the other) and the padded input (ulab_conv._padded)
         h.cols = bytearray(h.cols_bytes)
-        h.zero_pad = len(pads) > 1
+        h.pad = bytearray(h.pad_bytes)
+        h.fixed = {i: h.slots[i] for i in range(h.n_inputs)}  # slot -> its array when made at load
         made, frees = [], []
         for i in range(len(h.ops)):
             made.append(_PREPARE[h.ops[i][0]](h, h.ops[i]))
             frees.append(tuple(s for s in last if last[s] == i and s >= h.n_inputs and s not in h.outputs))
         h.ops, h.frees = made, frees
-        h.pad = h.cols = None
+        h.pad = h.cols = h.fixed = h.geometries = None
         views = []
         for j in range(len(h.outputs)):
             s = h.outputs[j]
@@ -160,26 +166,46 @@ class UlabBackend:
             for s in frees[i]:  # results after their last use: the heap can reuse them
                 slots[s] = None
         for s, view in h.views:
-            view[:] = slots[s]  # into the planned output: no allocation
+            ulab_conv.copy(view, slots[s].reshape(view.shape))  # into the planned output
 
     def destroy(self, h):
         h.slots = h.ops = h.views = None
 
 
+def _words(w, at, n):
+    """Words of the record (opcode, out slot, ...) at w[at] (n - 1: what it says)."""
+    if w[at] == T.MOVE:
+        return 7 + 7 * w[at + 6] if n > 7 else -1
+    if w[at] == PHASE_CONV:
+        k, end = at + 14, at + n - 2
+        for _ in range(w[at + 14] if n > 15 else -1):
+            if k + 1 > end:
+                return -1
+            k += 2 + 2 * w[k + 1]
+        return k - at + 1 if n > 15 else -1
+    return _WORDS.get(w[at])
+
+
 def _reads(op):
-    """Elements an op reads from its input slot(s)."""
+    """Elements an op reads from each of its input slots (_INPUTS)."""
     code, rows, cols = op[0], op[2], op[3]
     if code == LINEAR:
-        return rows * op[5]
-    if code == CONV:
-        return op[5] * op[6] * op[7]
+        return (rows * op[5],)
+    if code in (CONV, PHASE_CONV):
+        return (op[5] * op[6] * op[7],)
     if code == MAX_POOL:
-        return rows * op[5] * cols * op[6]
-    if code == MEAN:
-        return rows * op[5]
+        return (rows * op[5] * cols * op[6],)
+    if code in (MEAN, T.ANY):
+        return (rows * op[5],)
     if code == UPSAMPLE:
-        return (rows // op[5]) * (cols // op[6])
-    return rows * cols
+        return ((rows // op[5]) * (cols // op[6]),)
+    if code == T.MOVE:
+        return (op[5],)
+    if code == T.BMM:
+        return (op[6] * op[7] * op[8], op[6] * op[8] * cols)
+    if code == T.WHERE:
+        return (rows * op[7], rows * op[8], rows * op[9])
+    return (rows * cols, rows * cols)
 
 
 def _view(t):
@@ -209,98 +235,15 @@ def _prep_linear(h, op):
 def _linear(slots, c):
     y = np.dot(slots[c[2]].reshape(c[3]), c[4])
     if c[5] is not None:
-        y = y + c[5]
+        y += c[5]  # in place: y is this op's own result
     slots[c[1]] = y
 
 
-# -- convolution -------------------------------------------------------------
+# -- convolution (mpy_et/backends/ulab_conv.py) ------------------------------
 
 
 def _prep_conv(h, op):
-    _, out, o, p, x, ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, g, oh, ow, w, b = op
-    kk = kh * kw
-    direct = kk == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0  # 1x1: the input is the im2col matrix
-    hp = hh + 2 * ph
-    pad = cols = None
-    if ph or pw:
-        pad = np.frombuffer(h.pad, dtype=F32, count=ch * hp * (ww + 2 * pw)).reshape((ch * hp, ww + 2 * pw))
-    if not direct:
-        rows = (g or 1) * ch
-        cols = np.frombuffer(h.cols, dtype=F32, count=rows * oh * ow).reshape((rows, oh * ow))
-    if g == DEPTHWISE:
-        weight = [_weights(h, w + 4 * ch * k, ch, (ch, 1)) for k in range(kk)]
-    else:
-        weight = [_weights(h, w + 4 * o * ch * k, o * ch * min(g, kk - k), (o, ch * min(g, kk - k))) for k in range(0, kk, g)]
-    bias = _weights(h, b, o, (o, 1))
-    geometry = (ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hp)
-    return (_conv, out, x, geometry, pad, cols, weight, bias, g, direct, h.zero_pad)
-
-
-def _conv_scratch(h, op):
-    """Grow the shared scratch sizes for a convolution; its padding geometry."""
-    ch, hh, ww, kh, kw, sh, sw, ph, pw = op[5:14]
-    g, oh, ow = op[16], op[17], op[18]
-    if ph or pw:
-        h.pad_bytes = max(h.pad_bytes, 4 * ch * (hh + 2 * ph) * (ww + 2 * pw))
-    if not (kh * kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0):
-        h.cols_bytes = max(h.cols_bytes, 4 * (g or 1) * ch * oh * ow)
-    return (ch, hh, ww, ph, pw) if ph or pw else None
-
-
-def _conv(slots, c):
-    ch, hh, ww, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, hp = c[3]
-    x = slots[c[2]]
-    pad, cols, weight, g = c[4], c[5], c[6], c[8]
-    if c[9]:  # 1x1, stride 1, no padding
-        x = x.reshape((ch, hh * ww))
-        y = x * weight[0] if g == DEPTHWISE else np.dot(weight[0], x)
-    else:
-        x = x.reshape((ch * hh, ww))
-        if pad is not None:  # into the zero-padded buffer: one slice per row or per channel
-            if c[10]:
-                pad[:] = 0.0
-            if hh <= ch:
-                for r in range(hh):
-                    pad[ph + r : ph + r + (ch - 1) * hp + 1 : hp, pw : pw + ww] = x[r : r + (ch - 1) * hh + 1 : hh, :]
-            else:
-                for k in range(ch):
-                    pad[k * hp + ph : k * hp + ph + hh, pw : pw + ww] = x[k * hh : k * hh + hh, :]
-            x = pad
-        y = None
-        kk = kh * kw
-        for k in range(kk):
-            j = k % g if g else 0
-            _gather(x, cols, j * ch, ch, hp, (k // kw) * dh, (k % kw) * dw, sh, sw, oh, ow)
-            if g == DEPTHWISE:
-                if y is None:
-                    y = cols * weight[k]
-                else:  # in place: nothing allocated
-                    cols *= weight[k]
-                    y += cols
-            elif j == g - 1 or k == kk - 1:  # a group of taps gathered: its dot
-                t = np.dot(weight[k // g], cols if j == g - 1 else cols[0 : (j + 1) * ch])
-                if y is None:
-                    y = t
-                else:
-                    y += t
-    if c[7] is not None:
-        y += c[7]  # in place: y is this op's own result
-    slots[c[1]] = y
-
-
-def _gather(x, cols, row, ch, hp, y0, x0, sh, sw, oh, ow):
-    """cols[row:row + C] = tap (y0, x0) of every output pixel (x: [C * hp, width]):
-    a slice per output row, or per channel when there are fewer channels."""
-    span = (ow - 1) * sw + 1
-    if ch < oh:
-        for k in range(ch):
-            r = k * hp + y0
-            cols[row + k].reshape((oh, ow))[:, :] = x[r : r + (oh - 1) * sh + 1 : sh, x0 : x0 + span : sw]
-        return
-    last = (ch - 1) * hp + 1
-    for oy in range(oh):
-        r = oy * sh + y0
-        cols[row : row + ch, oy * ow : oy * ow + ow] = x[r : r + last : hp, x0 : x0 + span : sw]
+    return ulab_conv.prepare(h, op, lambda off, n, shape: _weights(h, off, n, shape))
 
 
 # -- elementwise -------------------------------------------------------------
@@ -313,23 +256,28 @@ def _prep_unary(h, op):
     return (_UNARY[op[0]], op[1], op[4], (op[2], op[3])) + extra
 
 
+# elementwise results keep their input's shape (a convolution's is a view
+# [O * OH, OW]: this call makes the contiguous copy); readers reshape
+
+
 def _relu(slots, c):
-    slots[c[1]] = np.maximum(slots[c[2]].reshape(c[3]), 0.0)
+    slots[c[1]] = np.maximum(slots[c[2]], 0.0)
 
 
 def _clamp(slots, c):
-    slots[c[1]] = np.clip(slots[c[2]].reshape(c[3]), c[4], c[5])
+    slots[c[1]] = np.clip(slots[c[2]], c[4], c[5])
 
 
 def _tanh(slots, c):
-    slots[c[1]] = np.tanh(slots[c[2]].reshape(c[3]))
+    slots[c[1]] = np.tanh(slots[c[2]])
 
 
 def _sigmoid(slots, c):
-    t = slots[c[2]].reshape(c[3]) * -1.0
-    t = np.exp(t)
+    t = slots[c[2]] * -1.0  # the one result array: the rest is in place
+    np.exp(t, out=t)
     t += 1.0
-    slots[c[1]] = 1.0 / t
+    t **= -1.0
+    slots[c[1]] = t
 
 
 def _prep_max_pool(h, op):
@@ -357,17 +305,19 @@ def _mean(slots, c):
 
 
 def _prep_upsample(h, op):
+    """The result is an array made at load, and the views of it each input
+    pixel is copied to."""
     _, out, rows, cols, x, sh, sw = op
-    return (_upsample, out, x, (rows // sh, cols // sw), sh, sw, (rows, cols))
+    y = np.zeros((rows, cols), dtype=F32)
+    h.fixed[out] = y
+    return (_upsample, out, x, (rows // sh, cols // sw), y, [y[i::sh, j::sw] for i in range(sh) for j in range(sw)])
 
 
 def _upsample(slots, c):
     x = slots[c[2]].reshape(c[3])
-    y = np.zeros(c[6], dtype=F32)
-    for i in range(c[4]):
-        for j in range(c[5]):
-            y[i :: c[4], j :: c[5]] = x
-    slots[c[1]] = y
+    for view in c[5]:
+        ulab_conv.copy(view, x)
+    slots[c[1]] = c[4]
 
 
 def _prep_binary(h, op):
@@ -382,12 +332,17 @@ def _mul(slots, c):
     slots[c[1]] = slots[c[2]].reshape(c[3]) * slots[c[4]].reshape(c[3])
 
 
-# words of each op's record (opcode, out slot, rows, cols, operands)
-_WORDS = {LINEAR: 8, CONV: 21, RELU: 5, CLAMP: 7, ADD: 6, MUL: 6, TANH: 5, MAX_POOL: 7, MEAN: 6, UPSAMPLE: 7, SIGMOID: 5}
+# words of each op's record (opcode, out slot, rows, cols, operands; MOVE's: _words)
+_WORDS = {LINEAR: 8, CONV: 22, RELU: 5, CLAMP: 7, ADD: 6, MUL: 6, TANH: 5, MAX_POOL: 7, MEAN: 6, UPSAMPLE: 7, SIGMOID: 5}
+_WORDS.update({T.ALIAS: 5, T.BMM: 9, T.SOFTMAX: 5, T.LAYER_NORM: 8, T.GELU: 6, T.MUL_SCALAR: 6, T.EQ_SCALAR: 6})
+_WORDS.update({T.NOT: 5, T.ANY: 6, T.FULL: 5, T.WHERE: 10})
+# record positions of the slots an op reads (default: one, at 4)
+_INPUTS = {ADD: (4, 5), MUL: (4, 5), T.BMM: (4, 5), T.WHERE: (4, 5, 6), T.FULL: ()}
 _UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh, SIGMOID: _sigmoid}
 _PREPARE = {
     LINEAR: _prep_linear,
     CONV: _prep_conv,
+    PHASE_CONV: lambda h, op: ulab_conv.prepare_phases(h, op, lambda off, n, shape: _weights(h, off, n, shape)),
     RELU: _prep_unary,
     SIGMOID: _prep_unary,
     MAX_POOL: _prep_max_pool,
@@ -397,6 +352,18 @@ _PREPARE = {
     TANH: _prep_unary,
     ADD: _prep_binary,
     MUL: _prep_binary,
+    T.MOVE: T.prep_move,
+    T.ALIAS: T.prep_alias,
+    T.BMM: T.prep_bmm,
+    T.SOFTMAX: T.prep_softmax,
+    T.LAYER_NORM: lambda h, op: T.prep_layer_norm(h, op, lambda off, n, shape: _weights(h, off, n, shape)),
+    T.GELU: T.prep_gelu,
+    T.MUL_SCALAR: T.prep_scalar,
+    T.EQ_SCALAR: T.prep_scalar,
+    T.NOT: T.prep_not,
+    T.ANY: T.prep_any,
+    T.FULL: T.prep_full,
+    T.WHERE: T.prep_where,
 }
 
 backend = UlabBackend()
