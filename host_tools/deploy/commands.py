@@ -68,8 +68,8 @@ def _print_build(m, out):
             )
             if "fs_core_import_bytes" in r:
                 print(
-                    "  import RAM on %s (.mpy files on a file system, as flashed): runtime core %s, kernels %s"
-                    % (port, _kb(r["fs_core_import_bytes"]), _kb(r["fs_kernels_import_bytes"]))
+                    "  import RAM on %s (.mpy files on a file system, as flashed%s): runtime core %s, kernels %s"
+                    % (port, r.get("fs_note", ""), _kb(r["fs_core_import_bytes"]), _kb(r["fs_kernels_import_bytes"]))
                 )
     if m.get("romfs"):
         print(
