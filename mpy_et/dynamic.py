@@ -80,6 +80,15 @@ class Dynamic:
                     "input %d dim %d is %d; the program's bound for it is %d (shape %s, bound %s)"
                     % (index, d, sizes[d], bound[d], list(sizes), list(bound)),
                 )
+        old = t.sizes
+        try:
+            self._propagate(method, index, t, sizes)
+        except MpyEtError:
+            self._propagate(method, index, t, old)  # a kernel refused the new shape: back to the old one, consistent
+            raise
+        return True
+
+    def _propagate(self, method, index, t, sizes):
         changed = {t: True}
         _set(t, sizes)
         steps, ctxs = method._steps, method._ctxs
@@ -121,7 +130,6 @@ class Dynamic:
                 raise MpyEtError(NOT_SUPPORTED, "resizing input %d: instruction %d (%s) had no step at load" % (index, i, name))
             else:
                 steps[j], ctxs[j] = step
-        return True
 
     def _check_bound(self, out, want):
         bound = self.bounds.get(out)

@@ -110,6 +110,19 @@ def test_a_dim_over_the_bound_is_invalid_argument(sensor):
     method.execute()
 
 
+def test_a_shape_a_kernel_refuses_leaves_the_method_as_it_was(sensor):
+    model, _, _, data, _ = sensor
+    method = Program.load(data).load_method()
+    x = torch.randn(1, 3, 30)
+    method.set_input(0, x.tolist())
+    with pytest.raises(MpyEtError, match="resizing input 0: instruction"):  # 4 samples: the second convolution has no output
+        method.resize_input(0, (1, 3, 4))
+    assert method.input(0).sizes == (1, 3, 30)
+    method.set_input(0, x.tolist())
+    method.execute()
+    assert torch.allclose(torch.tensor(method.output(0).tolist()), model(x), atol=ATOL)
+
+
 def test_a_static_input_keeps_its_shape():
     method = Program.load(export(Mlp(), (torch.randn(2, 6),))).load_method()
     with pytest.raises(MpyEtError) as e:
