@@ -39,6 +39,13 @@ class Dynamic:
     def add(self, t):
         self.bounds[t] = t.sizes
 
+    def resized(self):
+        """True when a dynamic tensor is below its bound."""
+        for t in self.bounds:
+            if t.sizes != self.bounds[t]:
+                return True
+        return False
+
     def note(self, j, i, name, kernel, vals, args, method):
         """Keep instruction i (step j; -1: no step; args: its value indices)
         if one of its values is dynamic (method: loading, for size lists)."""

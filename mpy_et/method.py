@@ -596,14 +596,14 @@ class Method:
                     INVALID_ARGUMENT, "%s input %d has the static shape %s, got %s" % (self.name, i, list(t.sizes), list(sizes))
                 )
             return False
+        if self._tracer is not None and self._tracer.capture and tuple(sizes) != t.sizes:
+            raise MpyEtError(NOT_SUPPORTED, _CAPTURE_AT_BOUND % self.name)
         try:
             changed = self._dynamic.resize(self, i, t, sizes)
         except MpyEtError as e:
             raise MpyEtError(e.code, "%s: %s" % (self.name, e.message))
         if changed:
-            self.lock_heap = self.lock_heap and all_marked(self._steps)
-            if self._tracer is not None and self._tracer.capture:
-                self._tracer.bind(self)  # its captured steps are the old ones
+            self.lock_heap = self.lock_heap and all_marked(self._steps)  # (an event tracer keeps its ticks: the same steps)
         return changed
 
     def _check_index(self, i, items, kind):
@@ -665,6 +665,8 @@ class Method:
         if tracer is not None:
             if self._jumps:
                 raise MpyEtError(NOT_SUPPORTED, "%s: the event tracer does not follow control flow (jumps) yet" % self.name)
+            if tracer.capture and self._dynamic is not None and self._dynamic.resized():
+                raise MpyEtError(NOT_SUPPORTED, _CAPTURE_AT_BOUND % self.name)
             tracer.bind(self)
         self._tracer = tracer
 
@@ -864,6 +866,8 @@ def _misfit(i, name, e):
 
 
 _COPY_BACK = "aten::copy_"
+# The host lays captured intermediates out from the program's sizes: the bound.
+_CAPTURE_AT_BOUND = "%s: capturing intermediates (EventTracer(capture=True)) needs every dynamic tensor at its bound shape"
 
 
 def _planned_in(t, buffers):

@@ -280,3 +280,26 @@ def test_unbounded_shapes_and_streamed_dynamic_programs_are_refused_at_load(sens
     with pytest.raises(MpyEtError) as e:
         Program.load(str(path), stream=True).load_method()
     assert e.value.code == NOT_SUPPORTED and "streamed" in e.value.message
+
+
+def test_profiling_follows_a_resize_and_capture_needs_the_bound(sensor):
+    from mpy_et.errors import NOT_SUPPORTED
+    from mpy_et.event_tracer import EventTracer
+
+    model, _, _, data, _ = sensor
+    method = Program.load(data).load_method()
+    tracer = EventTracer(4)
+    method.set_event_tracer(tracer)
+    for t in (128, 40):
+        x = torch.randn(1, 3, t)
+        method.set_input(0, x.tolist())
+        method.execute()
+        assert torch.allclose(torch.tensor(method.output(0).tolist()), model(x), atol=ATOL), t
+    assert tracer.runs == 2
+    with pytest.raises(MpyEtError) as e:  # the host reads captured intermediates at the program's (bound) sizes
+        method.set_event_tracer(EventTracer(1, capture=True))
+    assert e.value.code == NOT_SUPPORTED and "bound shape" in e.value.message
+    method.set_input(0, torch.randn(1, 3, 128).tolist())
+    method.set_event_tracer(EventTracer(1, capture=True))
+    with pytest.raises(MpyEtError, match="bound shape"):
+        method.set_input(0, torch.randn(1, 3, 40).tolist())
