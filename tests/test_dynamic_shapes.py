@@ -303,3 +303,40 @@ def test_profiling_follows_a_resize_and_capture_needs_the_bound(sensor):
     method.set_event_tracer(EventTracer(1, capture=True))
     with pytest.raises(MpyEtError, match="bound shape"):
         method.set_input(0, torch.randn(1, 3, 40).tolist())
+
+
+class Pool2d(torch.nn.Module):
+    """Two dynamic dims (height and width, both even): max pooling stays
+    max_pool2d_with_indices (the pass rewriting it into amax takes concrete sizes)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.pool = torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.MaxPool2d(2)
+
+    def forward(self, x):
+        return self.pool(torch.relu(self.conv(x))).mean(dim=(2, 3))
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix"])
+def test_two_dynamic_dims_through_max_pooling(target):
+    from executorch.runtime import Runtime
+
+    torch.manual_seed(0)
+    model = Pool2d().eval()
+    h = Dim("h", min=4, max=16)
+    data = export(model, (torch.randn(1, 1, 32, 32),), dynamic_shapes=({2: 2 * h, 3: 2 * h},))
+    assert "aten::max_pool2d_with_indices.out" in Program.load(data).operator_names("forward")
+    calls = [("forward", (torch.randn(1, 1, s, s),)) for s in (32, 12, 8)]
+    _assert_calls(run_calls(data, calls, target), reference_outputs(model, calls), ATOL, target)
+    x = torch.randn(1, 1, 12, 12)
+    assert torch.allclose(Runtime.get().load_program(data).load_method("forward").execute([x])[0], model(x), atol=ATOL)
+
+
+class Specialized(torch.nn.Module):
+    def forward(self, x):
+        return x + torch.ones(4, 6)
+
+
+def test_dynamic_shapes_that_end_up_static_are_refused():
+    with pytest.raises(UnsupportedOps, match="no tensor of the lowered program has a dynamic dim"):
+        export(Specialized(), (torch.randn(4, 6),), dynamic_shapes=({0: Dim.AUTO},))
