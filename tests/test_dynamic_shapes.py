@@ -340,3 +340,71 @@ class Specialized(torch.nn.Module):
 def test_dynamic_shapes_that_end_up_static_are_refused():
     with pytest.raises(UnsupportedOps, match="no tensor of the lowered program has a dynamic dim"):
         export(Specialized(), (torch.randn(4, 6),), dynamic_shapes=({0: Dim.AUTO},))
+
+
+def _t(*sizes):
+    from mpy_et import dtypes
+    from mpy_et.tensor import Tensor
+
+    return Tensor(dtypes.FLOAT, tuple(sizes))
+
+
+_SHAPE_CASES = [
+    # (operator, input shapes, the call's values for an input x (outs last: their sizes unused))
+    (
+        "aten::convolution.out",
+        [(1, 3, 21, 13), (2, 3, 9, 13), (1, 3, 6, 13)],
+        lambda x: [x, _t(6, 3, 3, 2), None, (2, 1), (1, 0), (2, 1), False, (0, 0), 1, _t()],
+    ),
+    ("aten::convolution.out", [(2, 3, 9), (1, 3, 20)], lambda x: [x, _t(6, 1, 3), None, (1,), (1,), (1,), False, (0,), 3, _t()]),
+    ("aten::avg_pool2d.out", [(1, 3, 9, 13), (1, 3, 10, 13)], lambda x: [x, (3, 2), (2, 2), (1, 0), True, True, None, _t()]),
+    ("aten::max_pool2d_with_indices.out", [(1, 3, 9, 13), (1, 3, 10, 7)], lambda x: [x, (3, 3), (), (1, 1), (2, 1), True, _t(), _t()]),
+    ("aten::mean.out", [(1, 3, 9, 13)], lambda x: [x, (-1, 1), True, None, _t()]),
+    ("aten::sum.IntList_out", [(1, 3, 9, 13)], lambda x: [x, None, False, None, _t()]),
+    ("aten::squeeze_copy.dims_out", [(1, 3, 1, 9), (1, 1, 1, 4)], lambda x: [x, (0, 2), _t()]),
+    ("aten::unsqueeze_copy.out", [(1, 3, 9)], lambda x: [x, -1, _t()]),
+    ("aten::view_copy.out", [(1, 3, 9, 13), (1, 3, 4, 13)], lambda x: [x, (-1, 3), _t()]),
+    ("aten::permute_copy.out", [(1, 3, 9, 13)], lambda x: [x, (3, 0, 2, 1), _t()]),
+    ("aten::add.out", [(1, 3, 9, 1), (2, 1, 1, 13)], lambda x: [x, _t(1, 13), 1, _t()]),
+]
+
+
+def _torch_shape(name, vals, x):
+    import torch.nn.functional as F
+
+    t = torch.zeros(x.sizes)
+    v = vals
+    if name == "aten::convolution.out":
+        w = torch.zeros(v[1].sizes)
+        if len(x.sizes) == 3:
+            return F.conv1d(t, w, None, v[3], v[4], v[5], v[8]).shape
+        return F.conv2d(t, w, None, v[3], v[4], v[5], v[8]).shape
+    if name == "aten::avg_pool2d.out":
+        return F.avg_pool2d(t, v[1], v[2], v[3], v[4], v[5]).shape
+    if name == "aten::max_pool2d_with_indices.out":
+        return F.max_pool2d(t, v[1], v[2] or None, v[3], v[4], v[5]).shape
+    if name == "aten::mean.out":
+        return t.mean(dim=v[1], keepdim=v[2]).shape
+    if name == "aten::sum.IntList_out":
+        return t.sum().shape
+    if name == "aten::squeeze_copy.dims_out":
+        return t.squeeze(v[1]).shape
+    if name == "aten::unsqueeze_copy.out":
+        return t.unsqueeze(v[1]).shape
+    if name == "aten::view_copy.out":
+        return t.view(v[1]).shape
+    if name == "aten::permute_copy.out":
+        return t.permute(v[1]).shape
+    return (t + torch.zeros(v[1].sizes)).shape
+
+
+@pytest.mark.parametrize("k", range(len(_SHAPE_CASES)), ids=[c[0] + str(k) for k, c in enumerate(_SHAPE_CASES)])
+def test_shape_functions_match_torch(k):
+    from mpy_et.dynamic import shape_function
+
+    name, shapes, make = _SHAPE_CASES[k]
+    for sizes in shapes:
+        x = _t(*sizes)
+        vals = make(x)
+        got = shape_function(name)(vals)
+        assert tuple(got[0]) == tuple(_torch_shape(name, vals, x)), (name, x.sizes, got)
