@@ -49,23 +49,22 @@ class Dynamic:
     def note(self, j, i, name, kernel, vals, args, method):
         """Keep instruction i (step j; -1: no step; args: its value indices)
         if one of its values is dynamic (method: loading, for size lists)."""
-        for v in vals:
-            if isinstance(v, Tensor) and v in self.bounds:
-                fn = shape_function(name)
-                if fn is None:
-                    raise MpyEtError(
-                        NOT_SUPPORTED,
-                        "instruction %d (%s): its tensors have dynamic shapes and mpy_et has no shape function for it "
-                        "(dynamic dims work through: %s)" % (i, name, ", ".join(supported())),
-                    )
-                sizes = None
-                if name == _SYM_SIZE:
-                    sizes = args[2]
-                    self.ints[sizes] = vals[0].sizes[vals[1] % len(vals[0].sizes)]
-                elif self.ints:
-                    sizes = _sym_lists(self.ints, vals, args, method)
-                self.calls.append([j, i, name, kernel, fn, vals, sizes])
-                return
+        if not _touches(vals, self.bounds):
+            return
+        fn = shape_function(name)
+        if fn is None:
+            raise MpyEtError(
+                NOT_SUPPORTED,
+                "instruction %d (%s): its tensors have dynamic shapes and mpy_et has no shape function for it "
+                "(dynamic dims work through: %s)" % (i, name, ", ".join(supported())),
+            )
+        sizes = None
+        if name == _SYM_SIZE:
+            sizes = args[2]
+            self.ints[sizes] = vals[0].sizes[vals[1] % len(vals[0].sizes)]
+        elif self.ints:
+            sizes = _sym_lists(self.ints, vals, args, method)
+        self.calls.append([j, i, name, kernel, fn, vals, sizes])
 
     def resize(self, method, index, t, sizes):
         """Resize input `index` (tensor t) to `sizes` and every tensor that
@@ -101,14 +100,8 @@ class Dynamic:
         steps, ctxs = method._steps, method._ctxs
         for call in self.calls:  # plain loops: no generator per call (a board's set_input time)
             j, i, name, kernel, fn, vals, sizes = call
-            if sizes is None:
-                hit = False
-                for v in vals:
-                    if isinstance(v, Tensor) and v in changed:
-                        hit = True
-                        break
-                if not hit:
-                    continue
+            if sizes is None and not _touches(vals, changed):
+                continue
             if name == _SYM_SIZE:
                 self.ints[sizes] = vals[0].sizes[vals[1] % len(vals[0].sizes)]
                 continue
@@ -149,6 +142,19 @@ class Dynamic:
             over = over or want[d] > bound[d]
         if over:
             raise MpyEtError(INVALID_ARGUMENT, "out shape %s exceeds the planned bound %s" % (list(want), list(bound)))
+
+
+def _touches(vals, tensors):
+    """True when a value, or a tensor in a tensor list, is a key of `tensors`."""
+    for v in vals:
+        if isinstance(v, Tensor):
+            if v in tensors:
+                return True
+        elif isinstance(v, list):  # a TensorList (Optional: None items)
+            for u in v:
+                if u is not None and u in tensors:
+                    return True
+    return False
 
 
 def _sym_lists(ints, vals, args, method):

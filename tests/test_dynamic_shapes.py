@@ -238,7 +238,14 @@ class Computed(torch.nn.Module):
         return x.reshape(x.shape[0] * 2, -1)
 
 
+class Cat(torch.nn.Module):
+    def forward(self, x):
+        return torch.cat([x, x * 2.0], dim=2)
+
+
 def test_export_refuses_what_the_device_cannot_resize():
+    with pytest.raises(UnsupportedOps, match=r"aten::cat.out\): its tensors have dynamic shapes"):  # dynamic tensors inside a list
+        export(Cat(), (torch.randn(1, 3, 8),), dynamic_shapes=({2: Dim("t", max=8)},))
     x = torch.randn(1, 3, 8, 8)
     with pytest.raises(UnsupportedOps, match="no shape function for it"):
         export(Upsample(), (x,), dynamic_shapes=({2: Dim("h", min=2, max=8)},))
