@@ -35,6 +35,9 @@ class Dynamic:
         self.bounds = {}
         self.calls = []
         self.ints = {}
+        # Why the shapes do not fit together yet (one of several dynamic inputs
+        # resized before the others, e.g. a shared batch dim), or None; execute() refuses to run then.
+        self.stale = None
 
     def add(self, t):
         self.bounds[t] = t.sizes
@@ -75,7 +78,7 @@ class Dynamic:
             if sizes != tuple(t.sizes):
                 raise MpyEtError(INVALID_ARGUMENT, "input %d has the static shape %s, got %s" % (index, list(t.sizes), list(sizes)))
             return False
-        if sizes == t.sizes:  # the shape it has (within the bound): nothing to do
+        if sizes == t.sizes and self.stale is None:  # the shape it has (within the bound): nothing to do
             return False
         if len(sizes) != len(bound):
             raise MpyEtError(INVALID_ARGUMENT, "input %d has %d dims (bound %s), got %s" % (index, len(bound), list(bound), list(sizes)))
@@ -88,19 +91,27 @@ class Dynamic:
                 )
         old = t.sizes
         try:
-            self._propagate(method, index, t, sizes)
-        except MpyEtError:
-            self._propagate(method, index, t, old)  # a kernel refused the new shape: back to the old one, consistent
+            self._propagate(method, index, t, sizes, self.stale is not None)
+        except MpyEtError as e:
+            n = 0
+            for x in method._inputs:
+                n += x in self.bounds
+            if n > 1:  # another dynamic input may not have its new shape yet: execute() waits for it
+                self.stale = e.message
+                return True
+            self._propagate(method, index, t, old, True)  # a kernel refused the new shape: back to the old one, consistent
             raise
+        self.stale = None
         return True
 
-    def _propagate(self, method, index, t, sizes):
+    def _propagate(self, method, index, t, sizes, full):
+        """Resize from t on (every call when `full`: after a stale resize)."""
         changed = {t: True}
         _set(t, sizes)
         steps, ctxs = method._steps, method._ctxs
         for call in self.calls:  # plain loops: no generator per call (a board's set_input time)
             j, i, name, kernel, fn, vals, sizes = call
-            if sizes is None and not _touches(vals, changed):
+            if sizes is None and not full and not _touches(vals, changed):
                 continue
             if name == _SYM_SIZE:
                 self.ints[sizes] = vals[0].sizes[vals[1] % len(vals[0].sizes)]

@@ -682,6 +682,9 @@ class Method:
         also records each step's start and end tick; without one, the only
         cost is one test per execute().
         """
+        dynamic = self._dynamic
+        if dynamic is not None and dynamic.stale is not None:  # inputs resized that do not fit together (yet)
+            raise MpyEtError(INVALID_ARGUMENT, "%s: the inputs' shapes do not fit together: %s" % (self.name, dynamic.stale))
         tracer = self._tracer
         if tracer is not None:
             tracer.begin()  # counts the run, or raises when full: before the heap is locked

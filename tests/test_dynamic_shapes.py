@@ -415,3 +415,34 @@ def test_shape_functions_match_torch(k):
         vals = make(x)
         got = shape_function(name)(vals)
         assert tuple(got[0]) == tuple(_torch_shape(name, vals, x)), (name, x.sizes, got)
+
+
+class TwoInputs(torch.nn.Module):
+    """Two inputs sharing a dynamic batch dim: resized one after the other."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(6, 3)
+
+    def forward(self, x, gate):
+        return torch.relu(self.fc(x)) * gate
+
+
+def test_inputs_sharing_a_dynamic_dim_are_resized_one_after_the_other():
+    torch.manual_seed(0)
+    model = TwoInputs().eval()
+    b = Dim("b", max=8)
+    data = export(model, (torch.randn(8, 6), torch.randn(8, 1)), dynamic_shapes=({0: b}, {0: b}))
+    calls = [("forward", (torch.randn(n, 6), torch.randn(n, 1))) for n in (3, 8, 1)]
+    for target in ("cpython", "unix"):
+        _assert_calls(run_calls(data, calls, target), reference_outputs(model, calls), ATOL, target)
+    method = Program.load(data).load_method()
+    method.set_input(0, torch.randn(3, 6).tolist())  # gate still has 8 rows: execute() must wait
+    with pytest.raises(MpyEtError) as e:
+        method.execute()
+    assert e.value.code == INVALID_ARGUMENT and "do not fit together" in e.value.message
+    x, gate = torch.randn(3, 6), torch.randn(3, 1)
+    method.set_input(0, x.tolist())
+    method.set_input(1, gate.tolist())
+    method.execute()
+    assert torch.allclose(torch.tensor(method.output(0).tolist()), model(x, gate), atol=ATOL)
