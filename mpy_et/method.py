@@ -680,7 +680,8 @@ class Method:
         (MicroPython puts them on the C stack), and execute() allocates 0 bytes.
         With an event tracer (set_event_tracer) a second loop (_run_traced)
         also records each step's start and end tick; without one, the only
-        cost is one test per execute().
+        cost is one test per execute() (and one for dynamic shapes whose
+        inputs do not fit together yet: mpy_et/dynamic.py).
         """
         dynamic = self._dynamic
         if dynamic is not None and dynamic.stale is not None:  # inputs resized that do not fit together (yet)
