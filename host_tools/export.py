@@ -173,10 +173,13 @@ def export(
     for name, e in eps.items():
         if fold_batch_norm and quantize is None:
             fold_bn(e)
-        max_pool_without_indices(e, supported)
+        if dynamic_shapes is None:  # its reshapes take concrete sizes (they would make a dynamic dim static)
+            max_pool_without_indices(e, supported)
         irs.append((name, lower_fn(e, supported, shared) if len(eps) > 1 else lower_fn(e, supported)))
     for _, m in irs:  # channels-last tensors stay so where their kernels take them (lowering/dim_orders.py)
         dim_orders.settle(m, keep=not patch and delegate is None)
+    if dynamic_shapes is not None and not any(v.kind == "Tensor" and v.payload.dynamic for v in irs[0][1].values):
+        raise UnsupportedOps("dynamic_shapes: no tensor of the lowered program has a dynamic dim (torch.export made them all static)")
     if patch:
         if len(irs) > 1:
             raise ValueError("patch= is for one method (not with methods=)")

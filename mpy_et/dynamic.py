@@ -35,30 +35,39 @@ class Dynamic:
         self.bounds = {}
         self.calls = []
         self.ints = {}
+        # Why the shapes do not fit together yet (one of several dynamic inputs
+        # resized before the others, e.g. a shared batch dim), or None; execute() refuses to run then.
+        self.stale = None
 
     def add(self, t):
         self.bounds[t] = t.sizes
 
+    def resized(self):
+        """True when a dynamic tensor is below its bound."""
+        for t in self.bounds:
+            if t.sizes != self.bounds[t]:
+                return True
+        return False
+
     def note(self, j, i, name, kernel, vals, args, method):
         """Keep instruction i (step j; -1: no step; args: its value indices)
         if one of its values is dynamic (method: loading, for size lists)."""
-        for v in vals:
-            if isinstance(v, Tensor) and v in self.bounds:
-                fn = shape_function(name)
-                if fn is None:
-                    raise MpyEtError(
-                        NOT_SUPPORTED,
-                        "instruction %d (%s): its tensors have dynamic shapes and mpy_et has no shape function for it "
-                        "(dynamic dims work through: %s)" % (i, name, ", ".join(supported())),
-                    )
-                sizes = None
-                if name == _SYM_SIZE:
-                    sizes = args[2]
-                    self.ints[sizes] = vals[0].sizes[vals[1] % len(vals[0].sizes)]
-                elif self.ints:
-                    sizes = _sym_lists(self.ints, vals, args, method)
-                self.calls.append([j, i, name, kernel, fn, vals, sizes])
-                return
+        if not _touches(vals, self.bounds):
+            return
+        fn = shape_function(name)
+        if fn is None:
+            raise MpyEtError(
+                NOT_SUPPORTED,
+                "instruction %d (%s): its tensors have dynamic shapes and mpy_et has no shape function for it "
+                "(dynamic dims work through: %s)" % (i, name, ", ".join(supported())),
+            )
+        sizes = None
+        if name == _SYM_SIZE:
+            sizes = args[2]
+            self.ints[sizes] = vals[0].sizes[vals[1] % len(vals[0].sizes)]
+        elif self.ints:
+            sizes = _sym_lists(self.ints, vals, args, method)
+        self.calls.append([j, i, name, kernel, fn, vals, sizes])
 
     def resize(self, method, index, t, sizes):
         """Resize input `index` (tensor t) to `sizes` and every tensor that
@@ -69,7 +78,7 @@ class Dynamic:
             if sizes != tuple(t.sizes):
                 raise MpyEtError(INVALID_ARGUMENT, "input %d has the static shape %s, got %s" % (index, list(t.sizes), list(sizes)))
             return False
-        if sizes == t.sizes:  # the shape it has (within the bound): nothing to do
+        if sizes == t.sizes and self.stale is None:  # the shape it has (within the bound): nothing to do
             return False
         if len(sizes) != len(bound):
             raise MpyEtError(INVALID_ARGUMENT, "input %d has %d dims (bound %s), got %s" % (index, len(bound), list(bound), list(sizes)))
@@ -80,19 +89,30 @@ class Dynamic:
                     "input %d dim %d is %d; the program's bound for it is %d (shape %s, bound %s)"
                     % (index, d, sizes[d], bound[d], list(sizes), list(bound)),
                 )
+        old = t.sizes
+        try:
+            self._propagate(method, index, t, sizes, self.stale is not None)
+        except MpyEtError as e:
+            n = 0
+            for x in method._inputs:
+                n += x in self.bounds
+            if n > 1:  # another dynamic input may not have its new shape yet: execute() waits for it
+                self.stale = e.message
+                return True
+            self._propagate(method, index, t, old, True)  # a kernel refused the new shape: back to the old one, consistent
+            raise
+        self.stale = None
+        return True
+
+    def _propagate(self, method, index, t, sizes, full):
+        """Resize from t on (every call when `full`: after a stale resize)."""
         changed = {t: True}
         _set(t, sizes)
         steps, ctxs = method._steps, method._ctxs
         for call in self.calls:  # plain loops: no generator per call (a board's set_input time)
             j, i, name, kernel, fn, vals, sizes = call
-            if sizes is None:
-                hit = False
-                for v in vals:
-                    if isinstance(v, Tensor) and v in changed:
-                        hit = True
-                        break
-                if not hit:
-                    continue
+            if sizes is None and not full and not _touches(vals, changed):
+                continue
             if name == _SYM_SIZE:
                 self.ints[sizes] = vals[0].sizes[vals[1] % len(vals[0].sizes)]
                 continue
@@ -121,7 +141,6 @@ class Dynamic:
                 raise MpyEtError(NOT_SUPPORTED, "resizing input %d: instruction %d (%s) had no step at load" % (index, i, name))
             else:
                 steps[j], ctxs[j] = step
-        return True
 
     def _check_bound(self, out, want):
         bound = self.bounds.get(out)
@@ -134,6 +153,19 @@ class Dynamic:
             over = over or want[d] > bound[d]
         if over:
             raise MpyEtError(INVALID_ARGUMENT, "out shape %s exceeds the planned bound %s" % (list(want), list(bound)))
+
+
+def _touches(vals, tensors):
+    """True when a value, or a tensor in a tensor list, is a key of `tensors`."""
+    for v in vals:
+        if isinstance(v, Tensor):
+            if v in tensors:
+                return True
+        elif isinstance(v, list):  # a TensorList (Optional: None items)
+            for u in v:
+                if u is not None and u in tensors:
+                    return True
+    return False
 
 
 def _sym_lists(ints, vals, args, method):

@@ -599,14 +599,14 @@ class Method:
                     INVALID_ARGUMENT, "%s input %d has the static shape %s, got %s" % (self.name, i, list(t.sizes), list(sizes))
                 )
             return False
+        if self._tracer is not None and self._tracer.capture and tuple(sizes) != t.sizes:
+            raise MpyEtError(NOT_SUPPORTED, _CAPTURE_AT_BOUND % self.name)
         try:
             changed = self._dynamic.resize(self, i, t, sizes)
         except MpyEtError as e:
             raise MpyEtError(e.code, "%s: %s" % (self.name, e.message))
         if changed:
-            self.lock_heap = self.lock_heap and all_marked(self._steps)
-            if self._tracer is not None and self._tracer.capture:
-                self._tracer.bind(self)  # its captured steps are the old ones
+            self.lock_heap = self.lock_heap and all_marked(self._steps)  # (an event tracer keeps its ticks: the same steps)
         return changed
 
     def _check_index(self, i, items, kind):
@@ -668,6 +668,8 @@ class Method:
         if tracer is not None:
             if self._jumps:
                 raise MpyEtError(NOT_SUPPORTED, "%s: the event tracer does not follow control flow (jumps) yet" % self.name)
+            if tracer.capture and self._dynamic is not None and self._dynamic.resized():
+                raise MpyEtError(NOT_SUPPORTED, _CAPTURE_AT_BOUND % self.name)
             tracer.bind(self)
         self._tracer = tracer
 
@@ -681,8 +683,12 @@ class Method:
         (MicroPython puts them on the C stack), and execute() allocates 0 bytes.
         With an event tracer (set_event_tracer) a second loop (_run_traced)
         also records each step's start and end tick; without one, the only
-        cost is one test per execute().
+        cost is one test per execute() (and one for dynamic shapes whose
+        inputs do not fit together yet: mpy_et/dynamic.py).
         """
+        dynamic = self._dynamic
+        if dynamic is not None and dynamic.stale is not None:  # inputs resized that do not fit together (yet)
+            raise MpyEtError(INVALID_ARGUMENT, "%s: the inputs' shapes do not fit together: %s" % (self.name, dynamic.stale))
         tracer = self._tracer
         if tracer is not None:
             tracer.begin()  # counts the run, or raises when full: before the heap is locked
@@ -867,6 +873,8 @@ def _misfit(i, name, e):
 
 
 _COPY_BACK = "aten::copy_"
+# The host lays captured intermediates out from the program's sizes: the bound.
+_CAPTURE_AT_BOUND = "%s: capturing intermediates (EventTracer(capture=True)) needs every dynamic tensor at its bound shape"
 
 
 def _planned_in(t, buffers):

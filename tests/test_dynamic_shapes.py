@@ -110,6 +110,19 @@ def test_a_dim_over_the_bound_is_invalid_argument(sensor):
     method.execute()
 
 
+def test_a_shape_a_kernel_refuses_leaves_the_method_as_it_was(sensor):
+    model, _, _, data, _ = sensor
+    method = Program.load(data).load_method()
+    x = torch.randn(1, 3, 30)
+    method.set_input(0, x.tolist())
+    with pytest.raises(MpyEtError, match="resizing input 0: instruction"):  # 4 samples: the second convolution has no output
+        method.resize_input(0, (1, 3, 4))
+    assert method.input(0).sizes == (1, 3, 30)
+    method.set_input(0, x.tolist())
+    method.execute()
+    assert torch.allclose(torch.tensor(method.output(0).tolist()), model(x), atol=ATOL)
+
+
 def test_a_static_input_keeps_its_shape():
     method = Program.load(export(Mlp(), (torch.randn(2, 6),))).load_method()
     with pytest.raises(MpyEtError) as e:
@@ -225,7 +238,14 @@ class Computed(torch.nn.Module):
         return x.reshape(x.shape[0] * 2, -1)
 
 
+class Cat(torch.nn.Module):
+    def forward(self, x):
+        return torch.cat([x, x * 2.0], dim=2)
+
+
 def test_export_refuses_what_the_device_cannot_resize():
+    with pytest.raises(UnsupportedOps, match=r"aten::cat.out\): its tensors have dynamic shapes"):  # dynamic tensors inside a list
+        export(Cat(), (torch.randn(1, 3, 8),), dynamic_shapes=({2: Dim("t", max=8)},))
     x = torch.randn(1, 3, 8, 8)
     with pytest.raises(UnsupportedOps, match="no shape function for it"):
         export(Upsample(), (x,), dynamic_shapes=({2: Dim("h", min=2, max=8)},))
@@ -267,3 +287,162 @@ def test_unbounded_shapes_and_streamed_dynamic_programs_are_refused_at_load(sens
     with pytest.raises(MpyEtError) as e:
         Program.load(str(path), stream=True).load_method()
     assert e.value.code == NOT_SUPPORTED and "streamed" in e.value.message
+
+
+def test_profiling_follows_a_resize_and_capture_needs_the_bound(sensor):
+    from mpy_et.errors import NOT_SUPPORTED
+    from mpy_et.event_tracer import EventTracer
+
+    model, _, _, data, _ = sensor
+    method = Program.load(data).load_method()
+    tracer = EventTracer(4)
+    method.set_event_tracer(tracer)
+    for t in (128, 40):
+        x = torch.randn(1, 3, t)
+        method.set_input(0, x.tolist())
+        method.execute()
+        assert torch.allclose(torch.tensor(method.output(0).tolist()), model(x), atol=ATOL), t
+    assert tracer.runs == 2
+    with pytest.raises(MpyEtError) as e:  # the host reads captured intermediates at the program's (bound) sizes
+        method.set_event_tracer(EventTracer(1, capture=True))
+    assert e.value.code == NOT_SUPPORTED and "bound shape" in e.value.message
+    method.set_input(0, torch.randn(1, 3, 128).tolist())
+    method.set_event_tracer(EventTracer(1, capture=True))
+    with pytest.raises(MpyEtError, match="bound shape"):
+        method.set_input(0, torch.randn(1, 3, 40).tolist())
+
+
+class Pool2d(torch.nn.Module):
+    """Two dynamic dims (height and width, both even): max pooling stays
+    max_pool2d_with_indices (the pass rewriting it into amax takes concrete sizes)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.pool = torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.MaxPool2d(2)
+
+    def forward(self, x):
+        return self.pool(torch.relu(self.conv(x))).mean(dim=(2, 3))
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix"])
+def test_two_dynamic_dims_through_max_pooling(target):
+    from executorch.runtime import Runtime
+
+    torch.manual_seed(0)
+    model = Pool2d().eval()
+    h = Dim("h", min=4, max=16)
+    data = export(model, (torch.randn(1, 1, 32, 32),), dynamic_shapes=({2: 2 * h, 3: 2 * h},))
+    assert "aten::max_pool2d_with_indices.out" in Program.load(data).operator_names("forward")
+    calls = [("forward", (torch.randn(1, 1, s, s),)) for s in (32, 12, 8)]
+    _assert_calls(run_calls(data, calls, target), reference_outputs(model, calls), ATOL, target)
+    x = torch.randn(1, 1, 12, 12)
+    assert torch.allclose(Runtime.get().load_program(data).load_method("forward").execute([x])[0], model(x), atol=ATOL)
+
+
+class Specialized(torch.nn.Module):
+    def forward(self, x):
+        return x + torch.ones(4, 6)
+
+
+def test_dynamic_shapes_that_end_up_static_are_refused():
+    with pytest.raises(UnsupportedOps, match="no tensor of the lowered program has a dynamic dim"):
+        export(Specialized(), (torch.randn(4, 6),), dynamic_shapes=({0: Dim.AUTO},))
+
+
+def _t(*sizes):
+    from mpy_et import dtypes
+    from mpy_et.tensor import Tensor
+
+    return Tensor(dtypes.FLOAT, tuple(sizes))
+
+
+_SHAPE_CASES = [
+    # (operator, input shapes, the call's values for an input x (outs last: their sizes unused))
+    (
+        "aten::convolution.out",
+        [(1, 3, 21, 13), (2, 3, 9, 13), (1, 3, 6, 13)],
+        lambda x: [x, _t(6, 3, 3, 2), None, (2, 1), (1, 0), (2, 1), False, (0, 0), 1, _t()],
+    ),
+    ("aten::convolution.out", [(2, 3, 9), (1, 3, 20)], lambda x: [x, _t(6, 1, 3), None, (1,), (1,), (1,), False, (0,), 3, _t()]),
+    ("aten::avg_pool2d.out", [(1, 3, 9, 13), (1, 3, 10, 13)], lambda x: [x, (3, 2), (2, 2), (1, 0), True, True, None, _t()]),
+    ("aten::max_pool2d_with_indices.out", [(1, 3, 9, 13), (1, 3, 10, 7)], lambda x: [x, (3, 3), (), (1, 1), (2, 1), True, _t(), _t()]),
+    ("aten::mean.out", [(1, 3, 9, 13)], lambda x: [x, (-1, 1), True, None, _t()]),
+    ("aten::sum.IntList_out", [(1, 3, 9, 13)], lambda x: [x, None, False, None, _t()]),
+    ("aten::squeeze_copy.dims_out", [(1, 3, 1, 9), (1, 1, 1, 4)], lambda x: [x, (0, 2), _t()]),
+    ("aten::unsqueeze_copy.out", [(1, 3, 9)], lambda x: [x, -1, _t()]),
+    ("aten::view_copy.out", [(1, 3, 9, 13), (1, 3, 4, 13)], lambda x: [x, (-1, 3), _t()]),
+    ("aten::permute_copy.out", [(1, 3, 9, 13)], lambda x: [x, (3, 0, 2, 1), _t()]),
+    ("aten::add.out", [(1, 3, 9, 1), (2, 1, 1, 13)], lambda x: [x, _t(1, 13), 1, _t()]),
+]
+
+
+def _torch_shape(name, vals, x):
+    import torch.nn.functional as F
+
+    t = torch.zeros(x.sizes)
+    v = vals
+    if name == "aten::convolution.out":
+        w = torch.zeros(v[1].sizes)
+        if len(x.sizes) == 3:
+            return F.conv1d(t, w, None, v[3], v[4], v[5], v[8]).shape
+        return F.conv2d(t, w, None, v[3], v[4], v[5], v[8]).shape
+    if name == "aten::avg_pool2d.out":
+        return F.avg_pool2d(t, v[1], v[2], v[3], v[4], v[5]).shape
+    if name == "aten::max_pool2d_with_indices.out":
+        return F.max_pool2d(t, v[1], v[2] or None, v[3], v[4], v[5]).shape
+    if name == "aten::mean.out":
+        return t.mean(dim=v[1], keepdim=v[2]).shape
+    if name == "aten::sum.IntList_out":
+        return t.sum().shape
+    if name == "aten::squeeze_copy.dims_out":
+        return t.squeeze(v[1]).shape
+    if name == "aten::unsqueeze_copy.out":
+        return t.unsqueeze(v[1]).shape
+    if name == "aten::view_copy.out":
+        return t.view(v[1]).shape
+    if name == "aten::permute_copy.out":
+        return t.permute(v[1]).shape
+    return (t + torch.zeros(v[1].sizes)).shape
+
+
+@pytest.mark.parametrize("k", range(len(_SHAPE_CASES)), ids=[c[0] + str(k) for k, c in enumerate(_SHAPE_CASES)])
+def test_shape_functions_match_torch(k):
+    from mpy_et.dynamic import shape_function
+
+    name, shapes, make = _SHAPE_CASES[k]
+    for sizes in shapes:
+        x = _t(*sizes)
+        vals = make(x)
+        got = shape_function(name)(vals)
+        assert tuple(got[0]) == tuple(_torch_shape(name, vals, x)), (name, x.sizes, got)
+
+
+class TwoInputs(torch.nn.Module):
+    """Two inputs sharing a dynamic batch dim: resized one after the other."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(6, 3)
+
+    def forward(self, x, gate):
+        return torch.relu(self.fc(x)) * gate
+
+
+def test_inputs_sharing_a_dynamic_dim_are_resized_one_after_the_other():
+    torch.manual_seed(0)
+    model = TwoInputs().eval()
+    b = Dim("b", max=8)
+    data = export(model, (torch.randn(8, 6), torch.randn(8, 1)), dynamic_shapes=({0: b}, {0: b}))
+    calls = [("forward", (torch.randn(n, 6), torch.randn(n, 1))) for n in (3, 8, 1)]
+    for target in ("cpython", "unix"):
+        _assert_calls(run_calls(data, calls, target), reference_outputs(model, calls), ATOL, target)
+    method = Program.load(data).load_method()
+    method.set_input(0, torch.randn(3, 6).tolist())  # gate still has 8 rows: execute() must wait
+    with pytest.raises(MpyEtError) as e:
+        method.execute()
+    assert e.value.code == INVALID_ARGUMENT and "do not fit together" in e.value.message
+    x, gate = torch.randn(3, 6), torch.randn(3, 1)
+    method.set_input(0, x.tolist())
+    method.set_input(1, gate.tolist())
+    method.execute()
+    assert torch.allclose(torch.tensor(method.output(0).tolist()), model(x, gate), atol=ATOL)
