@@ -30,20 +30,26 @@ def mark_same(*kernels):
 def accepts(kernel, vals):
     """True if `kernel` can take these argument values in their dim orders;
     a tensor is anything with `sizes`, `numel` and `dim_order` (None:
-    contiguous)."""
+    contiguous). Allocates nothing when every tensor is contiguous."""
     if kernel in ANY:
         return True
-    same = kernel in SAME
-    shared = None
+    first = None
+    other = False
     for v in vals:
-        if not hasattr(v, "sizes"):
-            continue
-        if v.dim_order is not None and not same:
-            return False
-        if same and v.numel > 1:
-            key = (tuple(v.sizes), v.dim_order)
-            if shared is None:
-                shared = key
-            elif key != shared:
+        if hasattr(v, "sizes"):
+            if v.dim_order is not None:
+                other = True
+            if first is None and v.numel > 1:
+                first = v
+    if not other:
+        return True
+    if kernel not in SAME:
+        return False
+    for v in vals:  # elementwise over memory: every tensor of 2+ elements alike
+        if hasattr(v, "sizes") and v.numel > 1:
+            if v.dim_order != first.dim_order or len(v.sizes) != len(first.sizes):
                 return False
+            for k in range(len(v.sizes)):
+                if v.sizes[k] != first.sizes[k]:
+                    return False
     return True
