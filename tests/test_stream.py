@@ -34,18 +34,19 @@ def test_streamed_constants_match_in_ram_on_cpython(tmp_path):
 
 
 def test_weights_larger_than_the_heap_run_streamed_on_micropython(tmp_path):
-    """~400 KB of weights, a 272 KB heap: in RAM the program cannot even be
-    read; streamed, it runs and gives the in-RAM (CPython) outputs. (256 KB
-    until the 2026-11-25 merges, 264 KB until the 2026-11-28 ones: the
-    runtime grew and the 66 KB scratch no longer found a free run there.)"""
+    """~400 KB of weights, a 304 KB heap: in RAM the program cannot even be
+    read; streamed, it runs and gives the in-RAM (CPython) outputs. The heap
+    leaves the 66 KB scratch a free run with some margin (on 2026-11-28 it
+    needed 280 KB: 256 KB sufficed until the runtime grew, and each growth
+    moved where the free runs fall)."""
     model, x = deep_mlp(), (torch.randn(1, 128),)
     path = str(tmp_path / "big.pte")
     pte = export(model, x, path)
     constants = mpy_et.Program.load(pte).constant_size
-    assert constants > 272 * 1024 * 1.4  # well above the heap
+    assert constants > 304 * 1024 * 1.25  # well above the heap
     want = run(path, x, "cpython", repeat=1).outputs[0]
     with pytest.raises(TargetError, match="MemoryAllocationFailed|MemoryError"):
-        run(path, x, "unix", repeat=1, heap_bytes=272 * 1024)
-    res = run(path, x, "unix", repeat=1, heap_bytes=272 * 1024, stream=True)
+        run(path, x, "unix", repeat=1, heap_bytes=304 * 1024)
+    res = run(path, x, "unix", repeat=1, heap_bytes=304 * 1024, stream=True)
     assert torch.equal(res.outputs[0], want)
     assert 0 < res.stats["stream_scratch_bytes"] < 80 * 1024
