@@ -141,13 +141,14 @@ class UlabBackend:
         # the other) and the padded input (ulab_conv._padded)
         h.cols = bytearray(h.cols_bytes)
         h.pad = bytearray(h.pad_bytes)
+        h.padded = {}  # geometry -> (padded input, border views, fill views): ulab_conv._padded
         h.fixed = {i: h.slots[i] for i in range(h.n_inputs)}  # slot -> its array when made at load
         made, frees = [], []
         for i in range(len(h.ops)):
             made.append(_PREPARE[h.ops[i][0]](h, h.ops[i]))
             frees.append(tuple(s for s in last if last[s] == i and s >= h.n_inputs and s not in h.outputs))
         h.ops, h.frees = made, frees
-        h.pad = h.cols = h.fixed = h.geometries = None
+        h.pad = h.cols = h.fixed = h.geometries = h.padded = None
         views = []
         for j in range(len(h.outputs)):
             s = h.outputs[j]
