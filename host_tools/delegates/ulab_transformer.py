@@ -167,15 +167,16 @@ def _index_map(ir, ins):
 
 
 def move(ir, ins):
-    """("alias",) when the output is the input's elements in order, else the
-    MOVE blocks (_move_blocks), or None."""
+    """("alias",) when the output is the input's elements in order, ("range",
+    start) when it is a run of them, else the MOVE blocks (_move_blocks), or None."""
     m = _index_map(ir, ins)
     out = _t(ir, ins.args[-1]).sizes
     if m is None or tuple(m.shape) != tuple(out):
         return None
     n_in = _numel(_t(ir, ins.args[0]).sizes)
-    if m.numel() == n_in and torch.equal(m.flatten(), torch.arange(n_in)):
-        return ("alias",)
+    flat = m.flatten()
+    if m.numel() and torch.equal(flat, torch.arange(int(flat[0]), int(flat[0]) + m.numel())):
+        return ("alias",) if m.numel() == n_in else ("range", int(flat[0]))  # the input, or a run of it: a view
     return _move_blocks(m, n_in)
 
 
@@ -239,6 +240,8 @@ def record(ir, ins, blob, slot_of, tensor):
         how = move(ir, ins)
         if how == ("alias",):
             return [T.ALIAS, rows, cols, slot_of(a[0])]
+        if how[0] == "range":
+            return [T.RANGE, rows, cols, slot_of(a[0]), _numel(_t(ir, a[0]).sizes), how[1]]
         words = [w for block in how for w in block]
         return [T.MOVE, rows, cols, slot_of(a[0]), _numel(_t(ir, a[0]).sizes), len(how)] + words
     if op == "aten::bmm.out":

@@ -200,7 +200,7 @@ def _reads(op):
         return (rows * op[5],)
     if code == UPSAMPLE:
         return ((rows // op[5]) * (cols // op[6]),)
-    if code == T.MOVE:
+    if code in (T.MOVE, T.RANGE):
         return (op[5],)
     if code == T.BMM:
         return (op[6] * op[7] * op[8], op[6] * op[8] * cols)
@@ -336,7 +336,7 @@ def _mul(slots, c):
 # words of each op's record (opcode, out slot, rows, cols, operands; MOVE's: _words)
 _WORDS = {LINEAR: 8, CONV: 22, RELU: 5, CLAMP: 7, ADD: 6, MUL: 6, TANH: 5, MAX_POOL: 7, MEAN: 6, UPSAMPLE: 7, SIGMOID: 5}
 _WORDS.update({T.ALIAS: 5, T.BMM: 9, T.SOFTMAX: 5, T.LAYER_NORM: 8, T.GELU: 6, T.MUL_SCALAR: 6, T.EQ_SCALAR: 6})
-_WORDS.update({T.NOT: 5, T.ANY: 6, T.FULL: 5, T.WHERE: 10})
+_WORDS.update({T.NOT: 5, T.ANY: 6, T.FULL: 5, T.WHERE: 10, T.RANGE: 7})
 # record positions of the slots an op reads (default: one, at 4)
 _INPUTS = {ADD: (4, 5), MUL: (4, 5), T.BMM: (4, 5), T.WHERE: (4, 5, 6), T.FULL: ()}
 _UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh, SIGMOID: _sigmoid}
@@ -355,6 +355,7 @@ _PREPARE = {
     MUL: _prep_binary,
     T.MOVE: T.prep_move,
     T.ALIAS: T.prep_alias,
+    T.RANGE: T.prep_range,
     T.BMM: T.prep_bmm,
     T.SOFTMAX: T.prep_softmax,
     T.LAYER_NORM: lambda h, op: T.prep_layer_norm(h, op, lambda off, n, shape: _weights(h, off, n, shape)),
