@@ -228,6 +228,23 @@ def test_transformer_layer_is_one_delegate_call(target):
         _close(run(pte, (x,), target, repeat=1).outputs[0], want)
 
 
+def test_transformer_blob_survives_executorch_serializer():
+    """The attention blob (its MOVE records are of variable length)
+    through ExecuTorch's deserializer and serializer, then run here."""
+    from executorch.exir._serialize._program import deserialize_pte_binary, serialize_pte_binary
+
+    model = Attention().eval()
+    x = torch.randn(1, 6, 16)
+    pte = export(model, (x,), delegate="ulab")
+    again = bytes(serialize_pte_binary(deserialize_pte_binary(pte), extract_delegate_segments=True, segment_alignment=16))
+    ours, theirs = Program.load(pte), Program.load(again)
+    assert bytes(ours.backend_delegate(ours._plans["forward"], 0, "test")[1]) == bytes(
+        theirs.backend_delegate(theirs._plans["forward"], 0, "test")[1]
+    )
+    with torch.no_grad():
+        _close(_run_here(again, (x,)), model(x))
+
+
 def test_data_movement_becomes_blocks_of_strided_views():
     from host_tools.delegates.ulab_transformer import _move_blocks
 
