@@ -1,22 +1,28 @@
 """The ulab backend, host side: what it claims and its blob.
 
-partition() claims fp32 linear (addmm / mm with constant weights) and
-convolution (groups 1 or depthwise, batch 1, 1-D or 2-D; run with im2col
-on the device) and the ops around them (relu, hardtanh, tanh, sigmoid, add
-and mul of same-shaped tensors, max pooling, mean over the last dim, global
-average pooling, nearest upsampling): runs of consecutive such instructions
-holding at least one linear or convolution. preprocess() writes the run as
+partition() claims fp32 linear (addmm / mm with constant weights),
+convolution (groups 1 or depthwise, batch 1, 1-D or 2-D; transposed ones
+whose output is s times the input), and the ops around them (relu,
+hardtanh, tanh, sigmoid, add and mul of same-shaped tensors, max pooling,
+mean over the last dim, global average pooling, nearest upsampling, and
+those of attention: ulab_transformer.py): runs of consecutive such
+instructions holding at least one linear, convolution or bmm, split so that
+only float32 tensors cross a call's boundary. preprocess() writes the run as
 the blob mpy_et/backends/ulab_backend.py reads (its docstring has the
 format), with the weights in the layouts ulab uses in place: linear weights
 [K, N], convolution weights [O, g * C] per group of g taps (tap-major
-im2col rows), depthwise weights [kh * kw, C].
+im2col rows), depthwise weights [kh * kw, C], an output phase's [O, taps *
+C] (PHASE_CONV: a transposed convolution, or a nearest upsampling and the
+convolution reading it, fused here).
 """
 
 import struct
 
 import torch
 
+from host_tools.delegates import ulab_phases as PH
 from host_tools.delegates import ulab_transformer as HT
+from host_tools.delegates.ulab_transformer import constant as _tensor
 from host_tools.lowering.ir import tensor_bytes
 from host_tools.planning.lifetimes import outputs_of
 from mpy_et.backends import ulab_backend as B
@@ -120,7 +126,7 @@ def _claims(ir, ins):
             return False
         groups, c, o = _scalar(ir, a[8]), x.sizes[1], w.sizes[0]
         if _scalar(ir, a[6]):  # transposed: as output phases (PHASE_CONV)
-            return _transposed_phases(ir, a) is not None
+            return PH.transposed(ir, a) is not None
         return groups == 1 or (groups == c == o and w.sizes[1] == 1)
     if op in _UNARY:
         return _runtime_f32(ir, a[0])
@@ -157,13 +163,6 @@ class _Blob:
         return head + b"\0" * (base - len(head)) + bytes(self.data)
 
 
-def _tensor(ir, a):
-    """A constant's value as a torch tensor."""
-    t = ir.tensor(a)
-    dtype = {6: torch.float32}[t.dtype]
-    return torch.frombuffer(bytearray(t.constant), dtype=dtype).reshape(t.sizes) if t.constant else torch.zeros(t.sizes)
-
-
 def _rows_cols(sizes):
     cols = sizes[-1] if sizes else 1
     n = 1
@@ -188,11 +187,11 @@ def preprocess(ir, instructions, inputs, outputs):
     for k, ins in enumerate(instructions):
         if k in fused:
             continue
-        up = _upsampled_conv(ir, instructions, k, outputs)
+        up = PH.upsampled_conv(ir, instructions, k, outputs)
         if up is not None:  # nearest upsampling and the convolution reading it: one PHASE_CONV
             fused.add(k + 1)
             ins = instructions[k + 1]
-            rec = _phase_record(ir, blob, slot_of, ins.args, *up)
+            rec = PH.record(ir, blob, slot_of, ins.args, *up)
         else:
             rec = _record(ir, ins, blob, slot_of)
         out = outputs_of(ir, ins)[0]
@@ -215,7 +214,7 @@ def _record(ir, ins, blob, slot_of):
         return [B.LINEAR, m, n, slot_of(x), k, blob.weights(_tensor(ir, w)), b]
     if op == "aten::convolution.out":
         if _scalar(ir, a[6]):
-            return _phase_record(ir, blob, slot_of, a, *_transposed_phases(ir, a))
+            return PH.record(ir, blob, slot_of, a, *PH.transposed(ir, a))
         return _conv_record(ir, a, blob, slot_of)
     if op in HT.OPS:
         return HT.record(ir, ins, blob, slot_of, _tensor)
@@ -327,101 +326,3 @@ _RESHAPING = {
     "aten::avg_pool2d.out": _global_avg_pool,
     "aten::upsample_nearest2d.vec_out": _upsample,
 }
-
-
-# largest im2col matrix of one output phase of a PHASE_CONV (one dot per phase)
-PHASE_MAX_BYTES = 32768
-
-
-def _transposed_phases(ir, a):
-    """(x value, weights [O, C, kh, kw], s, row taps, col taps) of a transposed
-    convolution the device runs as s x s output phases: 2-D, batch 1, groups
-    1, no dilation, the same stride both ways and an output s times the input;
-    else None. taps[p]: [(input offset, kernel index)] of output phase p."""
-    x, y, w = ir.tensor(a[0]), ir.tensor(a[-1]), ir.tensor(a[1])
-    stride, padding, dilation = _ints(ir, a[3]), _ints(ir, a[4]), _ints(ir, a[5])
-    if len(x.sizes) != 4 or x.sizes[0] != 1 or _scalar(ir, a[8]) != 1 or dilation != [1, 1] or stride[0] != stride[1]:
-        return None
-    s = stride[0]
-    if list(y.sizes[2:]) != [s * x.sizes[2], s * x.sizes[3]]:
-        return None
-    wt = _tensor(ir, a[1]).permute(1, 0, 2, 3)  # [C, O, kh, kw] -> [O, C, kh, kw]
-
-    def taps(p, k):
-        return [[((q + p - d) // s, d) for d in range(k) if (q + p - d) % s == 0] for q in range(s)]
-
-    phases = (a[0], wt, s, taps(padding[0], w.sizes[2]), taps(padding[1], w.sizes[3]))
-    if not all(phases[3]) or not all(phases[4]):  # a phase no kernel tap reaches (kernel < stride)
-        return None
-    return phases if _phase_bytes(x.sizes[1], x.sizes[2], x.sizes[3], *phases[2:]) <= PHASE_MAX_BYTES else None
-
-
-def _upsampled_conv(ir, instructions, k, outputs):
-    """The PHASE_CONV of instructions[k], a whole-factor nearest upsampling
-    read only by instructions[k + 1], a stride-1 convolution (groups 1, no
-    dilation) keeping its size: (x value, weights, s, row taps, col taps), or None."""
-    if k + 1 >= len(instructions) or instructions[k].op != "aten::upsample_nearest2d.vec_out":
-        return None
-    up, conv = instructions[k], instructions[k + 1]
-    a = conv.args
-    if conv.op != "aten::convolution.out" or _scalar(ir, a[6]) or _scalar(ir, a[8]) != 1:
-        return None
-    u = ir.storage_of(up.args[-1])
-    if ir.storage_of(a[0]) != u or u in {ir.storage_of(o) for o in outputs} or _readers(ir, u) != 1:
-        return None
-    x, y = ir.tensor(up.args[0]).sizes, ir.tensor(up.args[-1]).sizes
-    s = y[2] // x[2]
-    w = ir.tensor(a[1]).sizes
-    if y[3] != s * x[3] or _ints(ir, a[3]) != [1, 1] or _ints(ir, a[5]) != [1, 1] or list(ir.tensor(a[-1]).sizes[2:]) != list(y[2:]):
-        return None
-    padding = _ints(ir, a[4])
-
-    def taps(p, k):
-        return [[((q + d - p) // s, d) for d in range(k)] for q in range(s)]
-
-    phases = (up.args[0], _tensor(ir, a[1]), s, taps(padding[0], w[2]), taps(padding[1], w[3]))
-    return phases if _phase_bytes(x[1], x[2], x[3], *phases[2:]) <= PHASE_MAX_BYTES else None
-
-
-def _readers(ir, owner):
-    """Instructions reading the storage `owner`."""
-    n = 0
-    for ins in ir.instructions:
-        made = set(outputs_of(ir, ins)) | {ins.args[-1]}
-        if any(ir.storage_of(t) == owner for a in ins.args if a not in made for t in HT._tensor_items(ir, a)):
-            n += 1
-    return n
-
-
-def _pads(row_taps, col_taps):
-    rs = [r for p in row_taps for r, _ in p]
-    cs = [c for p in col_taps for c, _ in p]
-    return max(0, -min(rs)), max(0, max(rs)), max(0, -min(cs)), max(0, max(cs))
-
-
-def _phase_bytes(c, h, wd, s, row_taps, col_taps):
-    """The largest im2col matrix of a phase (its taps x C rows, H x padded width)."""
-    pt, pb, pl, pr = _pads(row_taps, col_taps)
-    taps = max(len({r for r, _ in rt}) * len({q for q, _ in ct}) for rt in row_taps for ct in col_taps)
-    return 4 * taps * c * h * (pl + wd + pr)
-
-
-def _phase_record(ir, blob, slot_of, conv_args, x, weight, s, row_taps, col_taps):
-    """[PHASE_CONV, O, OH * OW, operands...]: per phase, its taps (input
-    offsets) with the weights of the kernel taps landing on each summed."""
-    c, h, wd = ir.tensor(x).sizes[1:]
-    o = weight.shape[0]
-    pt, pb, pl, pr = _pads(row_taps, col_taps)
-    bias = None if ir.values[conv_args[2]].kind == "Null" else blob.weights(_tensor(ir, conv_args[2]))
-    rec = [B.PHASE_CONV, o, s * h * s * wd, slot_of(x), c, h, wd, s, pt, pb, pl, pr, bias, s * s]
-    for py in range(s):
-        for px in range(s):
-            taps = {}
-            for r, dy in row_taps[py]:
-                for q, dx in col_taps[px]:
-                    taps[(r, q)] = taps.get((r, q), 0) + weight[:, :, dy, dx]
-            keys = sorted(taps)
-            rec += [len(keys), blob.weights(torch.cat([taps[key] for key in keys], dim=1))]
-            for r, q in keys:
-                rec += [r + pt, q + pl]
-    return rec

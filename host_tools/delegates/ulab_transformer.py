@@ -36,6 +36,13 @@ def _t(ir, a):
     return ir.tensor(a)
 
 
+def constant(ir, a):
+    """A constant's value as a torch tensor."""
+    t = ir.tensor(a)
+    dtype = {6: torch.float32}[t.dtype]
+    return torch.frombuffer(bytearray(t.constant), dtype=dtype).reshape(t.sizes) if t.constant else torch.zeros(t.sizes)
+
+
 def _runtime(ir, a, dtype=_F32):
     t = ir.tensor(a)
     return t is not None and t.dtype == dtype and ir.tensor(ir.storage_of(a)).constant is None
