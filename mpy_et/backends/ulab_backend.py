@@ -1,5 +1,7 @@
-"""UlabBackend: fp32 linear, convolution and the elementwise ops around them
-run by ulab (numpy-like arrays in C, built into most CircuitPython builds).
+"""UlabBackend: fp32 linear, convolution, attention and the elementwise and
+data-movement ops around them run by ulab (numpy-like arrays in C, built
+into most CircuitPython builds). Convolutions: ulab_conv.py; attention,
+data movement and masks: ulab_transformer.py.
 
 The blob (written by host_tools/delegates/ulab.py) is int32 words, then the
 float32 weights, 16-byte aligned, in the layouts ulab reads in place
@@ -10,13 +12,17 @@ float32 weights, 16-byte aligned, in the layouts ulab reads in place
     ops      per op: its word count, then (opcode, out slot, rows, cols, operands...)
 
 Slots 0..n_inputs-1 are the call's input tensors (1-D views of their
-storage, made once at load); each op writes a new slot, a 2-D array of rows
-x cols (the torch layout of its result, row-major). After the ops each output
-slot is copied into its planned output tensor.
+storage, made once at load); each op writes a new slot, an array of rows x
+cols elements (the torch layout of its result, row-major; readers reshape
+it: a convolution's may be a strided view, an elementwise result keeps its
+input's shape). After the ops each output slot is copied into its planned
+output tensor.
 
-Allocation per inference: ulab allocates every op's result array (its bytes
-plus ~50 for the header), the views slicing makes, and nothing else; the
-inputs, outputs, weights, padded inputs and im2col matrices are made at load.
+Allocation per inference: ulab allocates the result arrays of dot and of
+the elementwise and reducing calls (their bytes plus ~50 for the header),
+the views slicing makes, and ~350 bytes per copy (ulab_conv.copy); the
+inputs, outputs, weights, padded inputs, im2col matrices, the results of
+data movement, bmm and upsampling, and the views ops read are made at load.
 A port without ulab cannot run it: is_available() is False and the load
 fails naming the backend (mpy_et/backends/__init__.py). On CPython the host hands in
 numpy instead (use(); the host's load check, tests): same calls, same layouts.

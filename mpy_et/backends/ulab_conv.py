@@ -91,10 +91,9 @@ def prepare(h, op, weights):
         rows = cols[j * ch : j * ch + ch, :]
         y0, x0 = (k // kw) * dh, (k % kw) * dw
         if wide:
-            tap = flat[:, y0 * wp + x0 : y0 * wp + x0 + n]
-            copies = [(rows, tap)]  # ulab's dot is ~2x slower on a strided view than on contiguous rows
+            # ulab's dot is ~2x slower on a strided view than on contiguous rows: copied
+            copies = [(rows, flat[:, y0 * wp + x0 : y0 * wp + x0 + n])]
         else:
-            tap = None
             copies = (pad, rows, pitch, y0, x0, ch, sh, sw, oh, ow)  # gathered per call (_gather)
             if kk * min(ch, oh) <= GATHER_VIEWS:
                 copies = _gather_views(*copies)
