@@ -39,7 +39,7 @@ _F32 = 6
 IM2COL_MAX_BYTES = 16384
 _HEAVY = ("aten::addmm.out", "aten::mm.out", "aten::convolution.out", "aten::bmm.out")
 _UNARY = {"aten::relu.out": B.RELU, "aten::hardtanh.out": B.CLAMP, "aten::tanh.out": B.TANH, "aten::sigmoid.out": B.SIGMOID}
-_BINARY = {"aten::add.out": B.ADD, "aten::mul.out": B.MUL}
+_BINARY = {"aten::add.out": B.ADD, "aten::mul.out": B.MUL, "aten::sub.out": B.SUB}
 
 
 def partition(ir):
@@ -132,9 +132,11 @@ def _claims(ir, ins):
         return _runtime_f32(ir, a[0])
     if op in _RESHAPING:
         return _runtime_f32(ir, a[0]) and _RESHAPING[op](ir, a) is not None
-    if op in _BINARY:
-        same = _runtime_f32(ir, a[0]) and _runtime_f32(ir, a[1]) and _t(ir, a[0]).sizes == _t(ir, a[1]).sizes == _t(ir, a[-1]).sizes
-        return same and (op != "aten::add.out" or _scalar(ir, a[2]) == 1)
+    if op in _BINARY:  # same elements (leading 1s aside); one side may be a constant
+        out = _squeezed(_t(ir, a[-1]).sizes)
+        sides = [_runtime_f32(ir, a[i]) or _const_f32(ir, a[i]) for i in (0, 1)]
+        same = all(sides) and _squeezed(_t(ir, a[0]).sizes) == _squeezed(_t(ir, a[1]).sizes) == out
+        return same and (_runtime_f32(ir, a[0]) or _runtime_f32(ir, a[1])) and (op == "aten::mul.out" or _scalar(ir, a[2]) == 1)
     return False
 
 
@@ -144,13 +146,17 @@ class _Blob:
     def __init__(self):
         self.ops = []
         self.data = bytearray()
+        self.placed = {}  # bytes -> offset in data
 
     def weights(self, t):
-        """Place a float32 tensor in the data, 16-byte aligned; its marker."""
-        self.data += b"\0" * (-len(self.data) % 16)
-        at = len(self.data)
-        self.data += tensor_bytes(t.to(torch.float32))
-        return ("w", at)
+        """Place a float32 tensor in the data, 16-byte aligned, once (a
+        recurrent layer's weights serve every step); its marker."""
+        data = tensor_bytes(t.to(torch.float32))
+        if data not in self.placed:
+            self.data += b"\0" * (-len(self.data) % 16)
+            self.placed[data] = len(self.data)
+            self.data += data
+        return ("w", self.placed[data])
 
     def build(self, n_in, outputs, n_slots):
         words = [0x31424C55, n_in, len(outputs), n_slots, len(self.ops), 0] + list(outputs)
@@ -161,6 +167,14 @@ class _Blob:
         flat = [base + w[1] if isinstance(w, tuple) else (-1 if w is None else w) for w in words]
         head = struct.pack("<%di" % len(flat), *flat)
         return head + b"\0" * (base - len(head)) + bytes(self.data)
+
+
+def _squeezed(sizes):
+    """sizes without leading 1s."""
+    sizes = list(sizes)
+    while sizes and sizes[0] == 1:
+        sizes.pop(0)
+    return sizes
 
 
 def _rows_cols(sizes):
@@ -186,6 +200,12 @@ def preprocess(ir, instructions, inputs, outputs):
     fused = set()
     for k, ins in enumerate(instructions):
         if k in fused:
+            continue
+        if ins.op == "aten::split_with_sizes_copy.out":  # a record and a slot per output
+            for o, rec in zip(outputs_of(ir, ins), HT.split_records(ir, ins, slot_of)):
+                owner_slot[ir.storage_of(o)] = n_slots
+                blob.ops.append([rec[0], n_slots] + rec[1:])
+                n_slots += 1
             continue
         up = PH.upsampled_conv(ir, instructions, k, outputs)
         if up is not None:  # nearest upsampling and the convolution reading it: one PHASE_CONV
@@ -220,6 +240,9 @@ def _record(ir, ins, blob, slot_of):
         return HT.record(ir, ins, blob, slot_of, _tensor)
     rows, cols = _rows_cols(y.sizes)
     if op in _BINARY:
+        for i in (0, 1):
+            if _const_f32(ir, a[i]):  # x op w, or w op x (i = 0): the constant in the blob
+                return [B.BINARY_W, rows, cols, slot_of(a[1 - i]), blob.weights(_tensor(ir, a[i])), 2 * _BINARY[op] + (i == 0)]
         return [_BINARY[op], rows, cols, slot_of(a[0]), slot_of(a[1])]
     if op in _RESHAPING:
         code, rows, cols, extra = _RESHAPING[op](ir, a)

@@ -66,6 +66,9 @@ SIGMOID = 11  # operands: x
 # out[O, s*H * s*W] = s x s output phases, each a stride-1 convolution of x (ulab_conv.prepare_phases)
 # operands: x, C, H, W, s, pad top, bottom, left, right, b, n_phases, then per phase: taps, w, taps x (row, col)
 PHASE_CONV = 24
+SUB = 26  # operands: a, b
+# out = x op w, or w op x, w the blob's constant [rows, cols]   operands: x, w, 2 * (ADD, MUL or SUB) + (1 when w is first)
+BINARY_W = 27
 # A convolution's g: 0 for depthwise (weights [kh*kw, C]: per tap, the tap's
 # rows [C, OH*OW] times a column of weights), else the taps in one im2col
 # matrix [g*C, OH*OW] (the taps in groups of g, one dot each: weights [O, g*C]
@@ -328,7 +331,35 @@ def _upsample(slots, c):
 
 
 def _prep_binary(h, op):
-    return (_add if op[0] == ADD else _mul, op[1], op[4], (op[2], op[3]), op[5])
+    return ({ADD: _add, MUL: _mul, SUB: _sub}[op[0]], op[1], op[4], (op[2], op[3]), op[5])
+
+
+def _prep_binary_w(h, op):
+    _, out, rows, cols, x, w, kind = op
+    f = {2 * ADD: _add_w, 2 * ADD + 1: _add_w, 2 * MUL: _mul_w, 2 * MUL + 1: _mul_w, 2 * SUB: _sub_w, 2 * SUB + 1: _rsub_w}.get(kind)
+    if f is None:
+        raise MpyEtError(INVALID_PROGRAM, "ulab blob: binary op kind %d" % kind)
+    return (f, out, x, (rows, cols), _weights(h, w, rows * cols, (rows, cols)))
+
+
+def _add_w(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3]) + c[4]
+
+
+def _mul_w(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3]) * c[4]
+
+
+def _sub_w(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3]) - c[4]
+
+
+def _rsub_w(slots, c):
+    slots[c[1]] = c[4] - slots[c[2]].reshape(c[3])
+
+
+def _sub(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3]) - slots[c[4]].reshape(c[3])
 
 
 def _add(slots, c):
@@ -342,9 +373,9 @@ def _mul(slots, c):
 # words of each op's record (opcode, out slot, rows, cols, operands; MOVE's: _words)
 _WORDS = {LINEAR: 8, CONV: 22, RELU: 5, CLAMP: 7, ADD: 6, MUL: 6, TANH: 5, MAX_POOL: 7, MEAN: 6, UPSAMPLE: 7, SIGMOID: 5}
 _WORDS.update({T.ALIAS: 5, T.BMM: 9, T.SOFTMAX: 5, T.LAYER_NORM: 8, T.GELU: 6, T.MUL_SCALAR: 6, T.EQ_SCALAR: 6})
-_WORDS.update({T.NOT: 5, T.ANY: 6, T.FULL: 5, T.WHERE: 10, T.RANGE: 7})
+_WORDS.update({T.NOT: 5, T.ANY: 6, T.FULL: 5, T.WHERE: 10, T.RANGE: 7, SUB: 6, BINARY_W: 7})
 # record positions of the slots an op reads (default: one, at 4)
-_INPUTS = {ADD: (4, 5), MUL: (4, 5), T.BMM: (4, 5), T.WHERE: (4, 5, 6), T.FULL: ()}
+_INPUTS = {ADD: (4, 5), MUL: (4, 5), SUB: (4, 5), T.BMM: (4, 5), T.WHERE: (4, 5, 6), T.FULL: ()}
 _UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh, SIGMOID: _sigmoid}
 _PREPARE = {
     LINEAR: _prep_linear,
@@ -359,6 +390,8 @@ _PREPARE = {
     TANH: _prep_unary,
     ADD: _prep_binary,
     MUL: _prep_binary,
+    SUB: _prep_binary,
+    BINARY_W: _prep_binary_w,
     T.MOVE: T.prep_move,
     T.ALIAS: T.prep_alias,
     T.RANGE: T.prep_range,
