@@ -196,6 +196,39 @@ def test_transposed_and_upsampled_convolutions_run_as_output_phases(target):
         _close(run(pte, (x,), target, repeat=1).outputs[0], want)
 
 
+class Recurrent(torch.nn.Module):
+    """A GRU: per step a split of the gates, constant biases added, 1 - z
+    (sub from a constant), leading-1 broadcasts; and its weights once in the blob."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(5)
+        self.gru = torch.nn.GRU(4, 8, batch_first=True)
+
+    def forward(self, x):
+        return self.gru(x)[0]
+
+
+@pytest.mark.parametrize("target", ["cpython", "circuitpython"])
+def test_recurrent_steps_are_delegated_with_their_weights_once(target):
+    model = Recurrent().eval()
+    x = torch.randn(1, 5, 4)
+    report = {}
+    pte = export(model, (x,), delegate="ulab", report=report)
+    took = [op for run in report["delegated"] for op in run]
+    assert {"aten::split_with_sizes_copy.out", "aten::sub.out", "aten::add.out", "aten::mul.out"} <= set(took), took
+    left = [op for _, op in Program.load(pte).load_method().step_ops() if not op.startswith("delegate:")]
+    assert left == ["aten::cat.out", "aten::permute_copy.out"], left  # the steps' outputs joined: a run with no linear
+    hidden = model.gru.weight_hh_l0.detach().contiguous()
+    assert len(pte) < len(export(model, (x,))) + hidden.numel() * 4  # not a copy of weight_hh per step
+    with torch.no_grad():
+        want = model(x)
+    if target == "cpython":
+        _close(_run_here(pte, (x,)), want)
+    else:
+        _close(run(pte, (x,), target, repeat=1).outputs[0], want)
+
+
 class Attention(torch.nn.Module):
     """PyTorch's encoder layer (layer norm first, gelu), then a slice, a
     select and a tanh-approximated gelu: every op is the delegate's."""
@@ -226,6 +259,23 @@ def test_transformer_layer_is_one_delegate_call(target):
         _close(_run_here(pte, (x,)), want)
     else:
         _close(run(pte, (x,), target, repeat=1).outputs[0], want)
+
+
+def test_transformer_blob_survives_executorch_serializer():
+    """The attention blob (its MOVE records are of variable length)
+    through ExecuTorch's deserializer and serializer, then run here."""
+    from executorch.exir._serialize._program import deserialize_pte_binary, serialize_pte_binary
+
+    model = Attention().eval()
+    x = torch.randn(1, 6, 16)
+    pte = export(model, (x,), delegate="ulab")
+    again = bytes(serialize_pte_binary(deserialize_pte_binary(pte), extract_delegate_segments=True, segment_alignment=16))
+    ours, theirs = Program.load(pte), Program.load(again)
+    assert bytes(ours.backend_delegate(ours._plans["forward"], 0, "test")[1]) == bytes(
+        theirs.backend_delegate(theirs._plans["forward"], 0, "test")[1]
+    )
+    with torch.no_grad():
+        _close(_run_here(again, (x,)), model(x))
 
 
 def test_data_movement_becomes_blocks_of_strided_views():

@@ -1,22 +1,28 @@
 """The ulab backend, host side: what it claims and its blob.
 
-partition() claims fp32 linear (addmm / mm with constant weights) and
-convolution (groups 1 or depthwise, batch 1, 1-D or 2-D; run with im2col
-on the device) and the ops around them (relu, hardtanh, tanh, sigmoid, add
-and mul of same-shaped tensors, max pooling, mean over the last dim, global
-average pooling, nearest upsampling): runs of consecutive such instructions
-holding at least one linear or convolution. preprocess() writes the run as
+partition() claims fp32 linear (addmm / mm with constant weights),
+convolution (groups 1 or depthwise, batch 1, 1-D or 2-D; transposed ones
+whose output is s times the input), and the ops around them (relu,
+hardtanh, tanh, sigmoid, add and mul of same-shaped tensors, max pooling,
+mean over the last dim, global average pooling, nearest upsampling, and
+those of attention: ulab_transformer.py): runs of consecutive such
+instructions holding at least one linear, convolution or bmm, split so that
+only float32 tensors cross a call's boundary. preprocess() writes the run as
 the blob mpy_et/backends/ulab_backend.py reads (its docstring has the
 format), with the weights in the layouts ulab uses in place: linear weights
 [K, N], convolution weights [O, g * C] per group of g taps (tap-major
-im2col rows), depthwise weights [kh * kw, C].
+im2col rows), depthwise weights [kh * kw, C], an output phase's [O, taps *
+C] (PHASE_CONV: a transposed convolution, or a nearest upsampling and the
+convolution reading it, fused here).
 """
 
 import struct
 
 import torch
 
+from host_tools.delegates import ulab_phases as PH
 from host_tools.delegates import ulab_transformer as HT
+from host_tools.delegates.ulab_transformer import constant as _tensor
 from host_tools.lowering.ir import tensor_bytes
 from host_tools.planning.lifetimes import outputs_of
 from mpy_et.backends import ulab_backend as B
@@ -33,7 +39,7 @@ _F32 = 6
 IM2COL_MAX_BYTES = 16384
 _HEAVY = ("aten::addmm.out", "aten::mm.out", "aten::convolution.out", "aten::bmm.out")
 _UNARY = {"aten::relu.out": B.RELU, "aten::hardtanh.out": B.CLAMP, "aten::tanh.out": B.TANH, "aten::sigmoid.out": B.SIGMOID}
-_BINARY = {"aten::add.out": B.ADD, "aten::mul.out": B.MUL}
+_BINARY = {"aten::add.out": B.ADD, "aten::mul.out": B.MUL, "aten::sub.out": B.SUB}
 
 
 def partition(ir):
@@ -120,15 +126,17 @@ def _claims(ir, ins):
             return False
         groups, c, o = _scalar(ir, a[8]), x.sizes[1], w.sizes[0]
         if _scalar(ir, a[6]):  # transposed: as output phases (PHASE_CONV)
-            return _transposed_phases(ir, a) is not None
+            return PH.transposed(ir, a) is not None
         return groups == 1 or (groups == c == o and w.sizes[1] == 1)
     if op in _UNARY:
         return _runtime_f32(ir, a[0])
     if op in _RESHAPING:
         return _runtime_f32(ir, a[0]) and _RESHAPING[op](ir, a) is not None
-    if op in _BINARY:
-        same = _runtime_f32(ir, a[0]) and _runtime_f32(ir, a[1]) and _t(ir, a[0]).sizes == _t(ir, a[1]).sizes == _t(ir, a[-1]).sizes
-        return same and (op != "aten::add.out" or _scalar(ir, a[2]) == 1)
+    if op in _BINARY:  # same elements (leading 1s aside); one side may be a constant
+        out = _squeezed(_t(ir, a[-1]).sizes)
+        sides = [_runtime_f32(ir, a[i]) or _const_f32(ir, a[i]) for i in (0, 1)]
+        same = all(sides) and _squeezed(_t(ir, a[0]).sizes) == _squeezed(_t(ir, a[1]).sizes) == out
+        return same and (_runtime_f32(ir, a[0]) or _runtime_f32(ir, a[1])) and (op == "aten::mul.out" or _scalar(ir, a[2]) == 1)
     return False
 
 
@@ -138,13 +146,17 @@ class _Blob:
     def __init__(self):
         self.ops = []
         self.data = bytearray()
+        self.placed = {}  # bytes -> offset in data
 
     def weights(self, t):
-        """Place a float32 tensor in the data, 16-byte aligned; its marker."""
-        self.data += b"\0" * (-len(self.data) % 16)
-        at = len(self.data)
-        self.data += tensor_bytes(t.to(torch.float32))
-        return ("w", at)
+        """Place a float32 tensor in the data, 16-byte aligned, once (a
+        recurrent layer's weights serve every step); its marker."""
+        data = tensor_bytes(t.to(torch.float32))
+        if data not in self.placed:
+            self.data += b"\0" * (-len(self.data) % 16)
+            self.placed[data] = len(self.data)
+            self.data += data
+        return ("w", self.placed[data])
 
     def build(self, n_in, outputs, n_slots):
         words = [0x31424C55, n_in, len(outputs), n_slots, len(self.ops), 0] + list(outputs)
@@ -157,11 +169,12 @@ class _Blob:
         return head + b"\0" * (base - len(head)) + bytes(self.data)
 
 
-def _tensor(ir, a):
-    """A constant's value as a torch tensor."""
-    t = ir.tensor(a)
-    dtype = {6: torch.float32}[t.dtype]
-    return torch.frombuffer(bytearray(t.constant), dtype=dtype).reshape(t.sizes) if t.constant else torch.zeros(t.sizes)
+def _squeezed(sizes):
+    """sizes without leading 1s."""
+    sizes = list(sizes)
+    while sizes and sizes[0] == 1:
+        sizes.pop(0)
+    return sizes
 
 
 def _rows_cols(sizes):
@@ -188,11 +201,17 @@ def preprocess(ir, instructions, inputs, outputs):
     for k, ins in enumerate(instructions):
         if k in fused:
             continue
-        up = _upsampled_conv(ir, instructions, k, outputs)
+        if ins.op == "aten::split_with_sizes_copy.out":  # a record and a slot per output
+            for o, rec in zip(outputs_of(ir, ins), HT.split_records(ir, ins, slot_of)):
+                owner_slot[ir.storage_of(o)] = n_slots
+                blob.ops.append([rec[0], n_slots] + rec[1:])
+                n_slots += 1
+            continue
+        up = PH.upsampled_conv(ir, instructions, k, outputs)
         if up is not None:  # nearest upsampling and the convolution reading it: one PHASE_CONV
             fused.add(k + 1)
             ins = instructions[k + 1]
-            rec = _phase_record(ir, blob, slot_of, ins.args, *up)
+            rec = PH.record(ir, blob, slot_of, ins.args, *up)
         else:
             rec = _record(ir, ins, blob, slot_of)
         out = outputs_of(ir, ins)[0]
@@ -215,12 +234,15 @@ def _record(ir, ins, blob, slot_of):
         return [B.LINEAR, m, n, slot_of(x), k, blob.weights(_tensor(ir, w)), b]
     if op == "aten::convolution.out":
         if _scalar(ir, a[6]):
-            return _phase_record(ir, blob, slot_of, a, *_transposed_phases(ir, a))
+            return PH.record(ir, blob, slot_of, a, *PH.transposed(ir, a))
         return _conv_record(ir, a, blob, slot_of)
     if op in HT.OPS:
         return HT.record(ir, ins, blob, slot_of, _tensor)
     rows, cols = _rows_cols(y.sizes)
     if op in _BINARY:
+        for i in (0, 1):
+            if _const_f32(ir, a[i]):  # x op w, or w op x (i = 0): the constant in the blob
+                return [B.BINARY_W, rows, cols, slot_of(a[1 - i]), blob.weights(_tensor(ir, a[i])), 2 * _BINARY[op] + (i == 0)]
         return [_BINARY[op], rows, cols, slot_of(a[0]), slot_of(a[1])]
     if op in _RESHAPING:
         code, rows, cols, extra = _RESHAPING[op](ir, a)
@@ -327,101 +349,3 @@ _RESHAPING = {
     "aten::avg_pool2d.out": _global_avg_pool,
     "aten::upsample_nearest2d.vec_out": _upsample,
 }
-
-
-# largest im2col matrix of one output phase of a PHASE_CONV (one dot per phase)
-PHASE_MAX_BYTES = 32768
-
-
-def _transposed_phases(ir, a):
-    """(x value, weights [O, C, kh, kw], s, row taps, col taps) of a transposed
-    convolution the device runs as s x s output phases: 2-D, batch 1, groups
-    1, no dilation, the same stride both ways and an output s times the input;
-    else None. taps[p]: [(input offset, kernel index)] of output phase p."""
-    x, y, w = ir.tensor(a[0]), ir.tensor(a[-1]), ir.tensor(a[1])
-    stride, padding, dilation = _ints(ir, a[3]), _ints(ir, a[4]), _ints(ir, a[5])
-    if len(x.sizes) != 4 or x.sizes[0] != 1 or _scalar(ir, a[8]) != 1 or dilation != [1, 1] or stride[0] != stride[1]:
-        return None
-    s = stride[0]
-    if list(y.sizes[2:]) != [s * x.sizes[2], s * x.sizes[3]]:
-        return None
-    wt = _tensor(ir, a[1]).permute(1, 0, 2, 3)  # [C, O, kh, kw] -> [O, C, kh, kw]
-
-    def taps(p, k):
-        return [[((q + p - d) // s, d) for d in range(k) if (q + p - d) % s == 0] for q in range(s)]
-
-    phases = (a[0], wt, s, taps(padding[0], w.sizes[2]), taps(padding[1], w.sizes[3]))
-    if not all(phases[3]) or not all(phases[4]):  # a phase no kernel tap reaches (kernel < stride)
-        return None
-    return phases if _phase_bytes(x.sizes[1], x.sizes[2], x.sizes[3], *phases[2:]) <= PHASE_MAX_BYTES else None
-
-
-def _upsampled_conv(ir, instructions, k, outputs):
-    """The PHASE_CONV of instructions[k], a whole-factor nearest upsampling
-    read only by instructions[k + 1], a stride-1 convolution (groups 1, no
-    dilation) keeping its size: (x value, weights, s, row taps, col taps), or None."""
-    if k + 1 >= len(instructions) or instructions[k].op != "aten::upsample_nearest2d.vec_out":
-        return None
-    up, conv = instructions[k], instructions[k + 1]
-    a = conv.args
-    if conv.op != "aten::convolution.out" or _scalar(ir, a[6]) or _scalar(ir, a[8]) != 1:
-        return None
-    u = ir.storage_of(up.args[-1])
-    if ir.storage_of(a[0]) != u or u in {ir.storage_of(o) for o in outputs} or _readers(ir, u) != 1:
-        return None
-    x, y = ir.tensor(up.args[0]).sizes, ir.tensor(up.args[-1]).sizes
-    s = y[2] // x[2]
-    w = ir.tensor(a[1]).sizes
-    if y[3] != s * x[3] or _ints(ir, a[3]) != [1, 1] or _ints(ir, a[5]) != [1, 1] or list(ir.tensor(a[-1]).sizes[2:]) != list(y[2:]):
-        return None
-    padding = _ints(ir, a[4])
-
-    def taps(p, k):
-        return [[((q + d - p) // s, d) for d in range(k)] for q in range(s)]
-
-    phases = (up.args[0], _tensor(ir, a[1]), s, taps(padding[0], w[2]), taps(padding[1], w[3]))
-    return phases if _phase_bytes(x[1], x[2], x[3], *phases[2:]) <= PHASE_MAX_BYTES else None
-
-
-def _readers(ir, owner):
-    """Instructions reading the storage `owner`."""
-    n = 0
-    for ins in ir.instructions:
-        made = set(outputs_of(ir, ins)) | {ins.args[-1]}
-        if any(ir.storage_of(t) == owner for a in ins.args if a not in made for t in HT._tensor_items(ir, a)):
-            n += 1
-    return n
-
-
-def _pads(row_taps, col_taps):
-    rs = [r for p in row_taps for r, _ in p]
-    cs = [c for p in col_taps for c, _ in p]
-    return max(0, -min(rs)), max(0, max(rs)), max(0, -min(cs)), max(0, max(cs))
-
-
-def _phase_bytes(c, h, wd, s, row_taps, col_taps):
-    """The largest im2col matrix of a phase (its taps x C rows, H x padded width)."""
-    pt, pb, pl, pr = _pads(row_taps, col_taps)
-    taps = max(len({r for r, _ in rt}) * len({q for q, _ in ct}) for rt in row_taps for ct in col_taps)
-    return 4 * taps * c * h * (pl + wd + pr)
-
-
-def _phase_record(ir, blob, slot_of, conv_args, x, weight, s, row_taps, col_taps):
-    """[PHASE_CONV, O, OH * OW, operands...]: per phase, its taps (input
-    offsets) with the weights of the kernel taps landing on each summed."""
-    c, h, wd = ir.tensor(x).sizes[1:]
-    o = weight.shape[0]
-    pt, pb, pl, pr = _pads(row_taps, col_taps)
-    bias = None if ir.values[conv_args[2]].kind == "Null" else blob.weights(_tensor(ir, conv_args[2]))
-    rec = [B.PHASE_CONV, o, s * h * s * wd, slot_of(x), c, h, wd, s, pt, pb, pl, pr, bias, s * s]
-    for py in range(s):
-        for px in range(s):
-            taps = {}
-            for r, dy in row_taps[py]:
-                for q, dx in col_taps[px]:
-                    taps[(r, q)] = taps.get((r, q), 0) + weight[:, :, dy, dx]
-            keys = sorted(taps)
-            rec += [len(keys), blob.weights(torch.cat([taps[key] for key in keys], dim=1))]
-            for r, q in keys:
-                rec += [r + pt, q + pl]
-    return rec

@@ -19,6 +19,7 @@ _F32, _BOOL = 6, 11
 MAX_BLOCKS = 64  # more blocks than this and the copy stays portable
 _MOVES = ("aten::permute_copy.out", "aten::select_copy.int_out", "aten::slice_copy.Tensor_out", "aten::expand_copy.out", "aten::clone.out")
 OPS = _MOVES + (
+    "aten::split_with_sizes_copy.out",
     "aten::bmm.out",
     "aten::_softmax.out",
     "aten::native_layer_norm.out",
@@ -34,6 +35,13 @@ OPS = _MOVES + (
 
 def _t(ir, a):
     return ir.tensor(a)
+
+
+def constant(ir, a):
+    """A constant's value as a torch tensor."""
+    t = ir.tensor(a)
+    dtype = {6: torch.float32}[t.dtype]
+    return torch.frombuffer(bytearray(t.constant), dtype=dtype).reshape(t.sizes) if t.constant else torch.zeros(t.sizes)
 
 
 def _runtime(ir, a, dtype=_F32):
@@ -88,6 +96,10 @@ def _unread(ir, values):
 def claims(ir, ins):
     """Whether the backend takes this instruction (its op is in OPS)."""
     op, a = ins.op, ins.args
+    if op == "aten::split_with_sizes_copy.out":
+        maps = _runtime(ir, a[0]) and all(_runtime(ir, o) for o in ir.values[a[-1]].payload) and _split_maps(ir, ins)
+        n_in = _numel(_t(ir, a[0]).sizes)
+        return bool(maps) and all(_how(m, n_in) is not None for m in maps)
     if op == "aten::native_layer_norm.out":
         x = _t(ir, a[0])
         outs = ir.values[a[-1]].payload
@@ -167,15 +179,43 @@ def _index_map(ir, ins):
 
 
 def move(ir, ins):
-    """("alias",) when the output is the input's elements in order, else the
-    MOVE blocks (_move_blocks), or None."""
+    """("alias",) when the output is the input's elements in order, ("range",
+    start) when it is a run of them, else the MOVE blocks (_move_blocks), or None."""
     m = _index_map(ir, ins)
     out = _t(ir, ins.args[-1]).sizes
     if m is None or tuple(m.shape) != tuple(out):
         return None
+    return _how(m, _numel(_t(ir, ins.args[0]).sizes))
+
+
+def _split_maps(ir, ins):
+    """split_with_sizes_copy's index map of each output (None: not a split the
+    backend takes)."""
+    a = ins.args
+    sizes = list(_t(ir, a[0]).sizes)
+    if not sizes:
+        return None
+    idx = torch.arange(_numel(sizes)).reshape(sizes)
+    maps = idx.split(_ints(ir, a[1]), _scalar(ir, a[2]))
+    outs = ir.values[a[-1]].payload
+    if len(maps) != len(outs) or any(tuple(m.shape) != tuple(_t(ir, o).sizes) for m, o in zip(maps, outs)):
+        return None
+    return maps
+
+
+def split_records(ir, ins, slot_of):
+    """The records of split_with_sizes_copy's outputs, in order (one slot each)."""
     n_in = _numel(_t(ir, ins.args[0]).sizes)
-    if m.numel() == n_in and torch.equal(m.flatten(), torch.arange(n_in)):
-        return ("alias",)
+    outs = ir.values[ins.args[-1]].payload
+    return [
+        _move_record(_how(m, n_in), _rows_cols(_t(ir, o).sizes), slot_of(ins.args[0]), n_in) for m, o in zip(_split_maps(ir, ins), outs)
+    ]
+
+
+def _how(m, n_in):
+    flat = m.flatten()
+    if m.numel() and torch.equal(flat, torch.arange(int(flat[0]), int(flat[0]) + m.numel())):
+        return ("alias",) if m.numel() == n_in else ("range", int(flat[0]))  # the input, or a run of it: a view
     return _move_blocks(m, n_in)
 
 
@@ -225,6 +265,16 @@ def _move_blocks(m, n_in):
     return blocks if len(blocks) <= MAX_BLOCKS else None
 
 
+def _move_record(how, shape, x, n_in):
+    """The ALIAS, RANGE or MOVE record of a data movement (move())."""
+    rows, cols = shape
+    if how == ("alias",):
+        return [T.ALIAS, rows, cols, x]
+    if how[0] == "range":
+        return [T.RANGE, rows, cols, x, n_in, how[1]]
+    return [T.MOVE, rows, cols, x, n_in, len(how)] + [w for block in how for w in block]
+
+
 def record(ir, ins, blob, slot_of, tensor):
     """[opcode, rows, cols, operands...] of one instruction (claims() took it).
     tensor(a): a constant as a torch tensor."""
@@ -236,11 +286,7 @@ def record(ir, ins, blob, slot_of, tensor):
         return [T.LAYER_NORM, rows, cols, slot_of(a[0]), w, b, _bits(_scalar(ir, a[4]))]
     rows, cols = _rows_cols(_t(ir, a[-1]).sizes)
     if op in _MOVES:
-        how = move(ir, ins)
-        if how == ("alias",):
-            return [T.ALIAS, rows, cols, slot_of(a[0])]
-        words = [w for block in how for w in block]
-        return [T.MOVE, rows, cols, slot_of(a[0]), _numel(_t(ir, a[0]).sizes), len(how)] + words
+        return _move_record(move(ir, ins), (rows, cols), slot_of(a[0]), _numel(_t(ir, a[0]).sizes))
     if op == "aten::bmm.out":
         batches, m, k = _t(ir, a[0]).sizes
         return [T.BMM, rows, cols, slot_of(a[0]), slot_of(a[1]), batches, m, k]

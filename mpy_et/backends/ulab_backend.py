@@ -1,5 +1,7 @@
-"""UlabBackend: fp32 linear, convolution and the elementwise ops around them
-run by ulab (numpy-like arrays in C, built into most CircuitPython builds).
+"""UlabBackend: fp32 linear, convolution, attention and the elementwise and
+data-movement ops around them run by ulab (numpy-like arrays in C, built
+into most CircuitPython builds). Convolutions: ulab_conv.py; attention,
+data movement and masks: ulab_transformer.py.
 
 The blob (written by host_tools/delegates/ulab.py) is int32 words, then the
 float32 weights, 16-byte aligned, in the layouts ulab reads in place
@@ -10,13 +12,17 @@ float32 weights, 16-byte aligned, in the layouts ulab reads in place
     ops      per op: its word count, then (opcode, out slot, rows, cols, operands...)
 
 Slots 0..n_inputs-1 are the call's input tensors (1-D views of their
-storage, made once at load); each op writes a new slot, a 2-D array of rows
-x cols (the torch layout of its result, row-major). After the ops each output
-slot is copied into its planned output tensor.
+storage, made once at load); each op writes a new slot, an array of rows x
+cols elements (the torch layout of its result, row-major; readers reshape
+it: a convolution's may be a strided view, an elementwise result keeps its
+input's shape). After the ops each output slot is copied into its planned
+output tensor.
 
-Allocation per inference: ulab allocates every op's result array (its bytes
-plus ~50 for the header), the views slicing makes, and nothing else; the
-inputs, outputs, weights, padded inputs and im2col matrices are made at load.
+Allocation per inference: ulab allocates the result arrays of dot and of
+the elementwise and reducing calls (their bytes plus ~50 for the header),
+the views slicing makes, and ~350 bytes per copy (ulab_conv.copy); the
+inputs, outputs, weights, padded inputs, im2col matrices, the results of
+data movement, bmm and upsampling, and the views ops read are made at load.
 A port without ulab cannot run it: is_available() is False and the load
 fails naming the backend (mpy_et/backends/__init__.py). On CPython the host hands in
 numpy instead (use(); the host's load check, tests): same calls, same layouts.
@@ -60,6 +66,9 @@ SIGMOID = 11  # operands: x
 # out[O, s*H * s*W] = s x s output phases, each a stride-1 convolution of x (ulab_conv.prepare_phases)
 # operands: x, C, H, W, s, pad top, bottom, left, right, b, n_phases, then per phase: taps, w, taps x (row, col)
 PHASE_CONV = 24
+SUB = 26  # operands: a, b
+# out = x op w, or w op x, w the blob's constant [rows, cols]   operands: x, w, 2 * (ADD, MUL or SUB) + (1 when w is first)
+BINARY_W = 27
 # A convolution's g: 0 for depthwise (weights [kh*kw, C]: per tap, the tap's
 # rows [C, OH*OW] times a column of weights), else the taps in one im2col
 # matrix [g*C, OH*OW] (the taps in groups of g, one dot each: weights [O, g*C]
@@ -141,13 +150,14 @@ class UlabBackend:
         # the other) and the padded input (ulab_conv._padded)
         h.cols = bytearray(h.cols_bytes)
         h.pad = bytearray(h.pad_bytes)
+        h.padded = {}  # geometry -> (padded input, border views, fill views): ulab_conv._padded
         h.fixed = {i: h.slots[i] for i in range(h.n_inputs)}  # slot -> its array when made at load
         made, frees = [], []
         for i in range(len(h.ops)):
             made.append(_PREPARE[h.ops[i][0]](h, h.ops[i]))
             frees.append(tuple(s for s in last if last[s] == i and s >= h.n_inputs and s not in h.outputs))
         h.ops, h.frees = made, frees
-        h.pad = h.cols = h.fixed = h.geometries = None
+        h.pad = h.cols = h.fixed = h.geometries = h.padded = None
         views = []
         for j in range(len(h.outputs)):
             s = h.outputs[j]
@@ -199,7 +209,7 @@ def _reads(op):
         return (rows * op[5],)
     if code == UPSAMPLE:
         return ((rows // op[5]) * (cols // op[6]),)
-    if code == T.MOVE:
+    if code in (T.MOVE, T.RANGE):
         return (op[5],)
     if code == T.BMM:
         return (op[6] * op[7] * op[8], op[6] * op[8] * cols)
@@ -321,7 +331,35 @@ def _upsample(slots, c):
 
 
 def _prep_binary(h, op):
-    return (_add if op[0] == ADD else _mul, op[1], op[4], (op[2], op[3]), op[5])
+    return ({ADD: _add, MUL: _mul, SUB: _sub}[op[0]], op[1], op[4], (op[2], op[3]), op[5])
+
+
+def _prep_binary_w(h, op):
+    _, out, rows, cols, x, w, kind = op
+    f = {2 * ADD: _add_w, 2 * ADD + 1: _add_w, 2 * MUL: _mul_w, 2 * MUL + 1: _mul_w, 2 * SUB: _sub_w, 2 * SUB + 1: _rsub_w}.get(kind)
+    if f is None:
+        raise MpyEtError(INVALID_PROGRAM, "ulab blob: binary op kind %d" % kind)
+    return (f, out, x, (rows, cols), _weights(h, w, rows * cols, (rows, cols)))
+
+
+def _add_w(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3]) + c[4]
+
+
+def _mul_w(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3]) * c[4]
+
+
+def _sub_w(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3]) - c[4]
+
+
+def _rsub_w(slots, c):
+    slots[c[1]] = c[4] - slots[c[2]].reshape(c[3])
+
+
+def _sub(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3]) - slots[c[4]].reshape(c[3])
 
 
 def _add(slots, c):
@@ -335,9 +373,9 @@ def _mul(slots, c):
 # words of each op's record (opcode, out slot, rows, cols, operands; MOVE's: _words)
 _WORDS = {LINEAR: 8, CONV: 22, RELU: 5, CLAMP: 7, ADD: 6, MUL: 6, TANH: 5, MAX_POOL: 7, MEAN: 6, UPSAMPLE: 7, SIGMOID: 5}
 _WORDS.update({T.ALIAS: 5, T.BMM: 9, T.SOFTMAX: 5, T.LAYER_NORM: 8, T.GELU: 6, T.MUL_SCALAR: 6, T.EQ_SCALAR: 6})
-_WORDS.update({T.NOT: 5, T.ANY: 6, T.FULL: 5, T.WHERE: 10})
+_WORDS.update({T.NOT: 5, T.ANY: 6, T.FULL: 5, T.WHERE: 10, T.RANGE: 7, SUB: 6, BINARY_W: 7})
 # record positions of the slots an op reads (default: one, at 4)
-_INPUTS = {ADD: (4, 5), MUL: (4, 5), T.BMM: (4, 5), T.WHERE: (4, 5, 6), T.FULL: ()}
+_INPUTS = {ADD: (4, 5), MUL: (4, 5), SUB: (4, 5), T.BMM: (4, 5), T.WHERE: (4, 5, 6), T.FULL: ()}
 _UNARY = {RELU: _relu, CLAMP: _clamp, TANH: _tanh, SIGMOID: _sigmoid}
 _PREPARE = {
     LINEAR: _prep_linear,
@@ -352,8 +390,11 @@ _PREPARE = {
     TANH: _prep_unary,
     ADD: _prep_binary,
     MUL: _prep_binary,
+    SUB: _prep_binary,
+    BINARY_W: _prep_binary_w,
     T.MOVE: T.prep_move,
     T.ALIAS: T.prep_alias,
+    T.RANGE: T.prep_range,
     T.BMM: T.prep_bmm,
     T.SOFTMAX: T.prep_softmax,
     T.LAYER_NORM: lambda h, op: T.prep_layer_norm(h, op, lambda off, n, shape: _weights(h, off, n, shape)),

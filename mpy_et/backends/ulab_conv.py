@@ -80,8 +80,7 @@ def prepare(h, op, weights):
     wide = wide and sh == 1 and sw == 1
     wp = ww + 2 * pw
     pitch = hh + 2 * ph + (1 if wide else 0)  # rows per channel in the padded buffer
-    pad, zero = _padded(h, ch, hh, ww, ph, ph, pw, pw, pitch)
-    fill = _fill_views(pad, ch, hh, ww, ph, pw, pitch)
+    pad, zero, fill = _padded(h, ch, hh, ww, ph, ph, pw, pw, pitch)
     n = oh * wp if wide else oh * ow
     cols = np.frombuffer(h.cols, dtype=F32, count=(g or 1) * ch * n).reshape(((g or 1) * ch, n))
     # per tap: (copies into the im2col rows, (weights, matrix) after a group's last tap, depthwise weights)
@@ -92,10 +91,9 @@ def prepare(h, op, weights):
         rows = cols[j * ch : j * ch + ch, :]
         y0, x0 = (k // kw) * dh, (k % kw) * dw
         if wide:
-            tap = flat[:, y0 * wp + x0 : y0 * wp + x0 + n]
-            copies = [(rows, tap)]  # ulab's dot is ~2x slower on a strided view than on contiguous rows
+            # ulab's dot is ~2x slower on a strided view than on contiguous rows: copied
+            copies = [(rows, flat[:, y0 * wp + x0 : y0 * wp + x0 + n])]
         else:
-            tap = None
             copies = (pad, rows, pitch, y0, x0, ch, sh, sw, oh, ow)  # gathered per call (_gather)
             if kk * min(ch, oh) <= GATHER_VIEWS:
                 copies = _gather_views(*copies)
@@ -109,10 +107,14 @@ def prepare(h, op, weights):
 
 def _padded(h, ch, hh, ww, pt, pb, pl, pr, pitch):
     """The padded input buffer [C * pitch, pl + W + pr] (one for all
-    convolutions) and, when convolutions of other geometries share it, the
-    views of its border to zero before each fill: the padding rows above and
-    below every channel and the padding columns (the slack row is only read
-    for columns past the edge, which are dropped)."""
+    convolutions), the views of its border to zero before each fill when
+    convolutions of other geometries share it (the padding rows above and
+    below every channel and the padding columns; the slack row is only read
+    for columns past the edge, which are dropped), and the fill's views
+    (_fill_views): made once per geometry (h.padded), shared by its convolutions."""
+    key = (ch, hh, ww, pt, pb, pl, pr, pitch)
+    if key in h.padded:
+        return h.padded[key]
     wp = pl + ww + pr
     pad = np.frombuffer(h.pad, dtype=F32, count=ch * pitch * wp).reshape((ch * pitch, wp))
     zero = []
@@ -123,7 +125,8 @@ def _padded(h, ch, hh, ww, pt, pb, pl, pr, pitch):
             zero.append(pad[:, 0:pl])
         if pr:
             zero.append(pad[:, pl + ww : wp])
-    return pad, zero
+    h.padded[key] = pad, zero, _fill_views(pad, ch, hh, ww, pt, pl, pitch)
+    return h.padded[key]
 
 
 def _fill_views(pad, ch, hh, ww, ph, pw, pitch):
@@ -225,8 +228,7 @@ def prepare_phases(h, op, weights):
     _, out, o, p, x, ch, hh, ww, s, pt, pb, pl, pr, b, n_phases = op[:15]
     pitch, wp = hh + pt + pb + 1, pl + ww + pr
     n = hh * wp
-    pad, zero = _padded(h, ch, hh, ww, pt, pb, pl, pr, pitch)
-    fill = _fill_views(pad, ch, hh, ww, pt, pl, pitch)
+    pad, zero, fill = _padded(h, ch, hh, ww, pt, pb, pl, pr, pitch)
     flat = pad.reshape((ch, pitch * wp))
     y = np.zeros((o * s * hh, s * ww), dtype=F32)
     phases, at = [], 15

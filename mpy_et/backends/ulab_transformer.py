@@ -37,6 +37,7 @@ NOT = 20  # bool: operands x
 ANY = 21  # bool out[rows, 1] along rows of x[rows, n]                      operands: x, n
 FULL = 22  # operands: value (float32 bits); reads no slot
 WHERE = 23  # operands: cond, a, b, then the cols of each (cols, or 1: broadcast along the row)
+RANGE = 25  # out = x's elements start .. start + rows * cols (a view)    operands: x, n_in, start
 _INV_SQRT2 = 0.7071067811865476
 _TANH_K = 0.7978845608028654  # sqrt(2 / pi)
 # erfc(z) ~ t * exp(-z*z) * poly(t), t = 1 / (1 + p z): Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7)
@@ -94,6 +95,19 @@ def prep_alias(h, op):
 
 def _alias(slots, c):
     slots[c[1]] = slots[c[2]]
+
+
+def prep_range(h, op):
+    _, out, rows, cols, x, n_in, start = op
+    src = h.fixed.get(x)
+    if src is not None:
+        h.fixed[out] = view = src.reshape((n_in,))[start : start + rows * cols]
+        return (_made, out, view)
+    return (_range, out, x, (n_in,), start, start + rows * cols)
+
+
+def _range(slots, c):
+    slots[c[1]] = slots[c[2]].reshape(c[3])[c[4] : c[5]]  # a view: nothing copied
 
 
 def prep_bmm(h, op):
@@ -232,11 +246,11 @@ def _any(slots, c):
 
 def prep_full(h, op):
     h.fixed[op[1]] = y = np.full((op[2], op[3]), f32(op[4]), dtype=F32)
-    return (_full, op[1], y)
+    return (_made, op[1], y)
 
 
-def _full(slots, c):
-    slots[c[1]] = c[2]
+def _made(slots, c):
+    slots[c[1]] = c[2]  # a result made at load
 
 
 def prep_where(h, op):
