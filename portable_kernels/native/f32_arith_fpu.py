@@ -23,6 +23,30 @@ MUL = 2
 _CTL = array("i", [0] * 7)
 
 
+def flat(ctx):
+    """util/f32_arith's step over whole tensors, ctx (a, b, o, op, n, sb): b
+    read at stride sb (1, or 0 for a scalar). Few locals, as f32_arith_thumb's:
+    the frame stays on the C stack."""
+    _CTL[0] = ctx[3]
+    _CTL[1] = ctx[4]
+    _CTL[2] = _CTL[3] = _CTL[4] = 0
+    _CTL[5] = 4
+    _CTL[6] = 4 * ctx[5]
+    _binary(ctx[0], ctx[1], ctx[2], _CTL)
+
+
+def row(rctx, ia, ib, io):
+    """util/f32_arith's row step (loops.run_rows), rctx (a, b, o, op, n, sa, sb)."""
+    _CTL[0] = rctx[3]
+    _CTL[1] = rctx[4]
+    _CTL[2] = 4 * ia
+    _CTL[3] = 4 * ib
+    _CTL[4] = 4 * io
+    _CTL[5] = 4 * rctx[5]
+    _CTL[6] = 4 * rctx[6]
+    _binary(rctx[0], rctx[1], rctx[2], _CTL)
+
+
 def binary(a, b, o, op, n, ia, ib, io, sa, sb):
     """o[io + i] = a[ia + i * sa] OP b[ib + i * sb] for i < n (f32_arith_viper.binary's
     arguments); returns n."""

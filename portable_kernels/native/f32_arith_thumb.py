@@ -23,6 +23,8 @@ from array import array
 
 import micropython
 
+from portable_kernels.util import f32_arith
+
 # only Thumb-2 dists carry it (host_tools/deploy/build_targets.march_list)
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
@@ -30,7 +32,44 @@ ADD = 0
 SUB = 1
 MUL = 2
 
-_CTL = array("i", [0] * 7)
+_CTL = array("i", [0] * 8)  # [7]: the elements _binary left unwritten
+
+
+def flat(ctx):
+    """util/f32_arith's step over whole tensors, ctx (a, b, o, op, n, sb):
+    b read at stride sb (1, or 0 for a scalar). Few locals: MicroPython puts
+    a frame of up to 11 words on the C stack, a larger one on the heap
+    (allocated and freed per call)."""
+    _CTL[0] = ctx[3]
+    _CTL[1] = ctx[4]
+    _CTL[2] = _CTL[3] = _CTL[4] = 0
+    _CTL[5] = 4
+    _CTL[6] = 4 * ctx[5]
+    if _binary(ctx[0], ctx[1], ctx[2], _CTL):
+        _flat_tail(ctx)
+
+
+def _flat_tail(ctx):
+    a, b, o, op, n, sb = ctx
+    f32_arith.tail(a, b, o, op, n - _CTL[7], n, 0, 0, 0, 1, sb)
+
+
+def row(rctx, ia, ib, io):
+    """util/f32_arith's row step (loops.run_rows), rctx (a, b, o, op, n, sa, sb)."""
+    _CTL[0] = rctx[3]
+    _CTL[1] = rctx[4]
+    _CTL[2] = 4 * ia
+    _CTL[3] = 4 * ib
+    _CTL[4] = 4 * io
+    _CTL[5] = 4 * rctx[5]
+    _CTL[6] = 4 * rctx[6]
+    if _binary(rctx[0], rctx[1], rctx[2], _CTL):
+        _row_tail(rctx, ia, ib, io)
+
+
+def _row_tail(rctx, ia, ib, io):
+    a, b, o, op, n, sa, sb = rctx
+    f32_arith.tail(a, b, o, op, n - _CTL[7], n, ia, ib, io, sa, sb)
 
 
 def binary(a, b, o, op, n, ia, ib, io, sa, sb):
@@ -53,7 +92,8 @@ def binary(a, b, o, op, n, ia, ib, io, sa, sb):
 @micropython.asm_thumb
 def _binary(r0, r1, r2, r3):
     # r3 ctl: op, n, byte offsets of a, b, o, byte strides of a, b. Returns
-    # the elements left unwritten (0, or from the first inf / NaN operand on).
+    # the elements left unwritten (0, or from the first inf / NaN operand on),
+    # also stored in ctl[7].
     # r0 a, r1 b, r2 o cursors; r8 / r9 a / b strides (bytes); r10 the end
     # of o; r11 0 (add), 1 << 31 (sub: b's sign flipped) or 1 (mul);
     # r12 the result's sign (bit 31); lr (add / sub) the signs differ (bit 31)
@@ -62,6 +102,7 @@ def _binary(r0, r1, r2, r3):
     mov(r6, r10)
     mov(r7, r11)
     push({r4, r5, r6, r7})
+    push({r3})
     ldr(r4, [r3, 8])
     add(r0, r0, r4)
     ldr(r4, [r3, 12])
@@ -291,6 +332,8 @@ def _binary(r0, r1, r2, r3):
     mov(r0, r10)
     sub(r0, r0, r2)
     asr(r0, r0, 2)
+    pop({r3})
+    str(r0, [r3, 28])
     pop({r4, r5, r6, r7})
     mov(r8, r4)
     mov(r9, r5)

@@ -7,7 +7,7 @@ object per element. Elsewhere (and for other dtypes) `steps` returns None
 and the kernel keeps its bytecode steps.
 
 At an inf or NaN operand the soft-float functions stop; the rest of that row
-runs here in bytecode (`_tail`), so inf/NaN results are torch's.
+runs here in bytecode (`tail`), so inf/NaN results are torch's.
 """
 
 from array import array
@@ -35,10 +35,11 @@ def steps(a, b, out, op, plan):
             return None
     global binary
     binary = native()
+    flat, row = _steps()
     if plan is None:
-        return _flat, (a.data, b.data, out.data, op, out.numel)
+        return flat, (a.data, b.data, out.data, op, out.numel, 1)
     plan, n, sa, sb = plan
-    return loops.run_rows, loops.rows_ctx(_row, (a.data, b.data, out.data, op, n, sa, sb), plan)
+    return loops.run_rows, loops.rows_ctx(row, (a.data, b.data, out.data, op, n, sa, sb), plan)
 
 
 def scalar_steps(a, c, out, op):
@@ -50,7 +51,7 @@ def scalar_steps(a, c, out, op):
         return None
     global binary
     binary = native()
-    return _scalar, (a.data, array("f", [c]), out.data, op, out.numel)
+    return _steps()[0], (a.data, array("f", [c]), out.data, op, out.numel, 0)
 
 
 def native():
@@ -67,28 +68,34 @@ def native():
     return binary
 
 
+def _steps():
+    """(flat step, row step): on Thumb-2 boards f32_arith_fpu's or
+    f32_arith_thumb's own (frames small enough for MicroPython's C stack: a
+    larger one is allocated on the heap per call), else the ones here."""
+    if WIDE or not THUMB2:
+        return _flat, _row
+    if FPU:
+        from portable_kernels.native import f32_arith_fpu as m
+    else:
+        from portable_kernels.native import f32_arith_thumb as m
+    return m.flat, m.row
+
+
 def _flat(ctx):
-    a, b, o, op, n = ctx
-    done = binary(a, b, o, op, n, 0, 0, 0, 1, 1)
+    a, b, o, op, n, sb = ctx
+    done = binary(a, b, o, op, n, 0, 0, 0, 1, sb)
     if done < n:
-        _tail(a, b, o, op, done, n, 0, 0, 0, 1, 1)
-
-
-def _scalar(ctx):
-    a, c, o, op, n = ctx
-    done = binary(a, c, o, op, n, 0, 0, 0, 1, 0)
-    if done < n:
-        _tail(a, c, o, op, done, n, 0, 0, 0, 1, 0)
+        tail(a, b, o, op, done, n, 0, 0, 0, 1, sb)
 
 
 def _row(rctx, ia, ib, io):
     a, b, o, op, n, sa, sb = rctx
     done = binary(a, b, o, op, n, ia, ib, io, sa, sb)
     if done < n:
-        _tail(a, b, o, op, done, n, ia, ib, io, sa, sb)
+        tail(a, b, o, op, done, n, ia, ib, io, sa, sb)
 
 
-def _tail(a, b, o, op, k, n, ia, ib, io, sa, sb):
+def tail(a, b, o, op, k, n, ia, ib, io, sa, sb):
     """Elements k.. of a row, in bytecode (an inf/NaN operand)."""
     ia += k * sa
     ib += k * sb
