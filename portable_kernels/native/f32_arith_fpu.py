@@ -12,6 +12,8 @@ from array import array
 
 import micropython
 
+from portable_kernels.util import f32_arith
+
 # Thumb-2 dists (host_tools/deploy/build_targets.march_list): whether the CPU has the FPU is
 # read on the device (emitters), and a dist's -march need not say (its FPU code is data())
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
@@ -24,15 +26,26 @@ _CTL = array("i", [0] * 7)
 
 
 def flat(ctx):
-    """util/f32_arith's step over whole tensors, ctx (a, b, o, op, n, sb): b
-    read at stride sb (1, or 0 for a scalar). Few locals, as f32_arith_thumb's:
-    the frame stays on the C stack."""
+    """util/f32_arith's step over whole tensors, ctx (a, b, o, op, n). Few
+    locals: MicroPython puts a frame of up to 11 words on the C stack, a
+    larger one on the heap (allocated and freed per call)."""
+    _whole(ctx, ctx[1], 4)
+
+
+def scalar(ctx):
+    """The same with b a Python float (ctx[1]), stored into f32_arith.SCALAR
+    (float32) and read at stride 0."""
+    f32_arith.SCALAR[0] = ctx[1]
+    _whole(ctx, f32_arith.SCALAR, 0)
+
+
+def _whole(ctx, b, sb4):
     _CTL[0] = ctx[3]
     _CTL[1] = ctx[4]
     _CTL[2] = _CTL[3] = _CTL[4] = 0
     _CTL[5] = 4
-    _CTL[6] = 4 * ctx[5]
-    _binary(ctx[0], ctx[1], ctx[2], _CTL)
+    _CTL[6] = sb4
+    _binary(ctx[0], b, ctx[2], _CTL)
 
 
 def row(rctx, ia, ib, io):

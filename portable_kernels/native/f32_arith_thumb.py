@@ -36,21 +36,31 @@ _CTL = array("i", [0] * 8)  # [7]: the elements _binary left unwritten
 
 
 def flat(ctx):
-    """util/f32_arith's step over whole tensors, ctx (a, b, o, op, n, sb):
-    b read at stride sb (1, or 0 for a scalar). Few locals: MicroPython puts
-    a frame of up to 11 words on the C stack, a larger one on the heap
-    (allocated and freed per call)."""
+    """util/f32_arith's step over whole tensors, ctx (a, b, o, op, n). Few
+    locals: MicroPython puts a frame of up to 11 words on the C stack, a
+    larger one on the heap (allocated and freed per call)."""
+    _whole(ctx, ctx[1], 4)
+
+
+def scalar(ctx):
+    """The same with b a Python float (ctx[1]), stored into f32_arith.SCALAR
+    (float32) and read at stride 0."""
+    f32_arith.SCALAR[0] = ctx[1]
+    _whole(ctx, f32_arith.SCALAR, 0)
+
+
+def _whole(ctx, b, sb4):
     _CTL[0] = ctx[3]
     _CTL[1] = ctx[4]
     _CTL[2] = _CTL[3] = _CTL[4] = 0
     _CTL[5] = 4
-    _CTL[6] = 4 * ctx[5]
-    if _binary(ctx[0], ctx[1], ctx[2], _CTL):
-        _flat_tail(ctx)
+    _CTL[6] = sb4
+    if _binary(ctx[0], b, ctx[2], _CTL):
+        _whole_tail(ctx, b, sb4 >> 2)
 
 
-def _flat_tail(ctx):
-    a, b, o, op, n, sb = ctx
+def _whole_tail(ctx, b, sb):
+    a, _, o, op, n = ctx
     f32_arith.tail(a, b, o, op, n - _CTL[7], n, 0, 0, 0, 1, sb)
 
 
