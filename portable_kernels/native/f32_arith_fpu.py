@@ -12,8 +12,6 @@ from array import array
 
 import micropython
 
-from portable_kernels.util import f32_arith
-
 # Thumb-2 dists (host_tools/deploy/build_targets.march_list): whether the CPU has the FPU is
 # read on the device (emitters), and a dist's -march need not say (its FPU code is data())
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
@@ -23,6 +21,7 @@ SUB = 1
 MUL = 2
 
 _CTL = array("i", [0] * 7)
+_SCALAR = array("f", [0.0])  # a .Scalar step's operand, stored before each call
 
 
 def flat(ctx):
@@ -33,10 +32,10 @@ def flat(ctx):
 
 
 def scalar(ctx):
-    """The same with b a Python float (ctx[1]), stored into f32_arith.SCALAR
-    (float32) and read at stride 0."""
-    f32_arith.SCALAR[0] = ctx[1]
-    _whole(ctx, f32_arith.SCALAR, 0)
+    """The same with b a Python float (ctx[1]), stored into _SCALAR (float32)
+    and read at stride 0."""
+    _SCALAR[0] = ctx[1]
+    _whole(ctx, _SCALAR, 0)
 
 
 def _whole(ctx, b, sb4):

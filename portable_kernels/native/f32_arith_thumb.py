@@ -23,8 +23,6 @@ from array import array
 
 import micropython
 
-from portable_kernels.util import f32_arith
-
 # only Thumb-2 dists carry it (host_tools/deploy/build_targets.march_list)
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
@@ -33,6 +31,7 @@ SUB = 1
 MUL = 2
 
 _CTL = array("i", [0] * 8)  # [7]: the elements _binary left unwritten
+_SCALAR = array("f", [0.0])  # a .Scalar step's operand, stored before each call
 
 
 def flat(ctx):
@@ -43,10 +42,10 @@ def flat(ctx):
 
 
 def scalar(ctx):
-    """The same with b a Python float (ctx[1]), stored into f32_arith.SCALAR
-    (float32) and read at stride 0."""
-    f32_arith.SCALAR[0] = ctx[1]
-    _whole(ctx, f32_arith.SCALAR, 0)
+    """The same with b a Python float (ctx[1]), stored into _SCALAR (float32)
+    and read at stride 0."""
+    _SCALAR[0] = ctx[1]
+    _whole(ctx, _SCALAR, 0)
 
 
 def _whole(ctx, b, sb4):
@@ -60,6 +59,8 @@ def _whole(ctx, b, sb4):
 
 
 def _whole_tail(ctx, b, sb):
+    from portable_kernels.util import f32_arith  # an inf or NaN: the bytecode tail
+
     a, _, o, op, n = ctx
     f32_arith.tail(a, b, o, op, n - _CTL[7], n, 0, 0, 0, 1, sb)
 
@@ -78,6 +79,8 @@ def row(rctx, ia, ib, io):
 
 
 def _row_tail(rctx, ia, ib, io):
+    from portable_kernels.util import f32_arith  # an inf or NaN: the bytecode tail
+
     a, b, o, op, n, sa, sb = rctx
     f32_arith.tail(a, b, o, op, n - _CTL[7], n, ia, ib, io, sa, sb)
 
