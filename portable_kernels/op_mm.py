@@ -29,8 +29,10 @@ if WIDE:
     from portable_kernels.native.f32_mm_viper import mm as viper_mm
 elif FPU_DP:  # a double-precision FPU (Cortex-M7): the same arguments
     from portable_kernels.native.f32_mm_fpu import mm as viper_mm
+    from portable_kernels.native.f32_mm_fpu import run as thumb_run
 elif THUMB2:  # 32-bit words with SMULL (Cortex-M3/M4): the same arguments
     from portable_kernels.native.f32_mm_thumb import mm as viper_mm
+    from portable_kernels.native.f32_mm_thumb import run as thumb_run
 elif HAS_NATIVE:  # other 32-bit ports (armv6m, Xtensa, RISC-V): 12-bit mantissa halves, the same arguments
     from portable_kernels.native.f32_mm_viper32 import mm as viper_mm
 
@@ -89,7 +91,7 @@ def viper_step(a, b, out, bias, ctl, build, args):
     rows = 1 if as_read else k
     words = array("i", ctl + (int(as_read),))
     head = (scratch.words(rows, "mm mantissas"), scratch.words(rows, "mm exponents"), a.data, b.data, out.data)
-    return _viper, head + (words if bias is None else bias.data, words, [build, args])
+    return (_thumb if THUMB2 and not WIDE else _viper), head + (words if bias is None else bias.data, words, [build, args])
 
 
 def _built(step, ctx):
@@ -118,11 +120,22 @@ def row_means(x, out, rows, n, divisor, step, ctx):
 def _viper(ctx):
     xm, xe, a, b, o, bias, ctl, lazy = ctx
     if viper_mm(xm, xm, 0, xe, a, b, o, bias, ctl):
-        if lazy[0] is not None:  # inf or NaN: the bytecode step, built on first use, keeps torch's results
-            lazy[1] = lazy[0](*lazy[1])
-            lazy[0] = None
-        step, ctx = lazy[1]
-        step(ctx)
+        _fallback(lazy)
+
+
+def _thumb(ctx):
+    # Thumb-2 boards: one argument and no locals (a MicroPython frame of more
+    # than 11 words is allocated on the heap per call; _viper's would be)
+    if thumb_run(ctx):
+        _fallback(ctx[7])
+
+
+def _fallback(lazy):
+    if lazy[0] is not None:  # inf or NaN: the bytecode step, built on first use, keeps torch's results
+        lazy[1] = lazy[0](*lazy[1])
+        lazy[0] = None
+    step, ctx = lazy[1]
+    step(ctx)
 
 
 def check_mm(a, b, out, what, batched=False):

@@ -31,10 +31,10 @@ def sigmoid_out(x, out):
 
 
 def _viper(ctx):
-    src, dst, n, exp, unary = ctx
-    done = unary(src, dst, n, 0)
-    if done < n:
-        _run(src, dst, done, n, exp)
+    # few locals: a MicroPython frame of more than 11 words is allocated on the heap per call
+    done = ctx[4](ctx[0], ctx[1], ctx[2], 0)
+    if done < ctx[2]:
+        _run(ctx[0], ctx[1], done, ctx[2], ctx[3])
 
 
 def _sigmoid(ctx):

@@ -28,9 +28,15 @@ def tanh_out(x, out):
 
 
 def _viper(ctx):
-    src, dst, n, tanh, unary = ctx
-    done = unary(src, dst, n, 1)
-    for i in range(done, n):
+    # few locals: a MicroPython frame of more than 11 words is allocated on the heap per call
+    done = ctx[4](ctx[0], ctx[1], ctx[2], 1)
+    if done < ctx[2]:
+        _tail(ctx, done)
+
+
+def _tail(ctx, k):
+    src, dst, n, tanh, _ = ctx
+    for i in range(k, n):
         dst[i] = tanh(src[i])
 
 

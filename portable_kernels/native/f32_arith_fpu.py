@@ -21,6 +21,42 @@ SUB = 1
 MUL = 2
 
 _CTL = array("i", [0] * 7)
+_SCALAR = array("f", [0.0])  # a .Scalar step's operand, stored before each call
+
+
+def flat(ctx):
+    """util/f32_arith's step over whole tensors, ctx (a, b, o, op, n). Few
+    locals: MicroPython puts a frame of up to 11 words on the C stack, a
+    larger one on the heap (allocated and freed per call)."""
+    _whole(ctx, ctx[1], 4)
+
+
+def scalar(ctx):
+    """The same with b a Python float (ctx[1]), stored into _SCALAR (float32)
+    and read at stride 0."""
+    _SCALAR[0] = ctx[1]
+    _whole(ctx, _SCALAR, 0)
+
+
+def _whole(ctx, b, sb4):
+    _CTL[0] = ctx[3]
+    _CTL[1] = ctx[4]
+    _CTL[2] = _CTL[3] = _CTL[4] = 0
+    _CTL[5] = 4
+    _CTL[6] = sb4
+    _binary(ctx[0], b, ctx[2], _CTL)
+
+
+def row(rctx, ia, ib, io):
+    """util/f32_arith's row step (loops.run_rows), rctx (a, b, o, op, n, sa, sb)."""
+    _CTL[0] = rctx[3]
+    _CTL[1] = rctx[4]
+    _CTL[2] = 4 * ia
+    _CTL[3] = 4 * ib
+    _CTL[4] = 4 * io
+    _CTL[5] = 4 * rctx[5]
+    _CTL[6] = 4 * rctx[6]
+    _binary(rctx[0], rctx[1], rctx[2], _CTL)
 
 
 def binary(a, b, o, op, n, ia, ib, io, sa, sb):

@@ -23,6 +23,13 @@ CX_BYTES = 116
 _CX = bytearray(CX_BYTES)
 
 
+def run(ctx):
+    """mm() over op_mm's step context (xm, xe, a, b, o, bias, ctl, ...): one
+    argument and few locals, so MicroPython keeps its frame on the C stack."""
+    _setup(_CX, ctx[6], ctx[5])
+    return _mm(_CX, ctx[2], ctx[3], ctx[4])
+
+
 def mm(xm, w, acc, xe, a, b, o, bias, ctl):
     _setup(_CX, ctl, bias)
     return _mm(_CX, a, b, o)

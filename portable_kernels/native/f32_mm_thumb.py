@@ -35,6 +35,14 @@ CX_BYTES = 116
 _CX = bytearray(CX_BYTES)
 
 
+def run(ctx):
+    """mm() over op_mm's step context (xm, xe, a, b, o, bias, ctl, ...): one
+    argument and few locals, so MicroPython keeps its frame on the C stack."""
+    _setup(_CX, ctx[6], ctx[5])
+    _scratch(_CX, ctx[0], ctx[1])
+    return _mm(_CX, ctx[2], ctx[3], ctx[4])
+
+
 def mm(xm, w, acc, xe, a, b, o, bias, ctl):
     _setup(_CX, ctl, bias)
     _scratch(_CX, xm, xe)

@@ -7,7 +7,7 @@ object per element. Elsewhere (and for other dtypes) `steps` returns None
 and the kernel keeps its bytecode steps.
 
 At an inf or NaN operand the soft-float functions stop; the rest of that row
-runs here in bytecode (`_tail`), so inf/NaN results are torch's.
+runs here in bytecode (`tail`), so inf/NaN results are torch's.
 """
 
 from array import array
@@ -18,6 +18,7 @@ from portable_kernels.util import loops
 from portable_kernels.util.emitters import FPU, THUMB2, WIDE
 
 binary = None  # the native binary(), once a step uses it
+SCALAR = array("f", [0.0])  # a .Scalar step's operand, stored before each call: no array per instruction
 ADD = 0
 SUB = 1
 MUL = 2
@@ -35,22 +36,24 @@ def steps(a, b, out, op, plan):
             return None
     global binary
     binary = native()
+    flat, _, row = _steps()
     if plan is None:
-        return _flat, (a.data, b.data, out.data, op, out.numel)
+        return flat, (a.data, b.data, out.data, op, out.numel)
     plan, n, sa, sb = plan
-    return loops.run_rows, loops.rows_ctx(_row, (a.data, b.data, out.data, op, n, sa, sb), plan)
+    return loops.run_rows, loops.rows_ctx(row, (a.data, b.data, out.data, op, n, sa, sb), plan)
 
 
 def scalar_steps(a, c, out, op):
     """(step, ctx) for out = a OP c (c a Python number fixed at load time,
-    rounded to float32 as torch does for a float32 tensor), or None."""
+    rounded to float32 as torch does for a float32 tensor: stored into
+    SCALAR by the step), or None."""
     if not (WIDE or FPU or THUMB2) or out.numel < _MIN_ELEMENTS or not addressable(a, out):
         return None
     if a.dtype != dtypes.FLOAT or out.dtype != dtypes.FLOAT or not isinstance(c, (int, float)) or isinstance(c, bool):
         return None
     global binary
     binary = native()
-    return _scalar, (a.data, array("f", [c]), out.data, op, out.numel)
+    return _steps()[1], (a.data, float(c), out.data, op, out.numel)
 
 
 def native():
@@ -67,28 +70,43 @@ def native():
     return binary
 
 
+def _steps():
+    """(whole-tensor step, scalar step, row step): on Thumb-2 boards
+    f32_arith_fpu's or f32_arith_thumb's own (frames small enough for
+    MicroPython's C stack: a larger one is allocated on the heap per call),
+    else the ones here."""
+    if WIDE or not THUMB2:
+        return _flat, _scalar, _row
+    if FPU:
+        from portable_kernels.native import f32_arith_fpu as m
+    else:
+        from portable_kernels.native import f32_arith_thumb as m
+    return m.flat, m.scalar, m.row
+
+
 def _flat(ctx):
     a, b, o, op, n = ctx
     done = binary(a, b, o, op, n, 0, 0, 0, 1, 1)
     if done < n:
-        _tail(a, b, o, op, done, n, 0, 0, 0, 1, 1)
+        tail(a, b, o, op, done, n, 0, 0, 0, 1, 1)
 
 
 def _scalar(ctx):
     a, c, o, op, n = ctx
-    done = binary(a, c, o, op, n, 0, 0, 0, 1, 0)
+    SCALAR[0] = c
+    done = binary(a, SCALAR, o, op, n, 0, 0, 0, 1, 0)
     if done < n:
-        _tail(a, c, o, op, done, n, 0, 0, 0, 1, 0)
+        tail(a, SCALAR, o, op, done, n, 0, 0, 0, 1, 0)
 
 
 def _row(rctx, ia, ib, io):
     a, b, o, op, n, sa, sb = rctx
     done = binary(a, b, o, op, n, ia, ib, io, sa, sb)
     if done < n:
-        _tail(a, b, o, op, done, n, ia, ib, io, sa, sb)
+        tail(a, b, o, op, done, n, ia, ib, io, sa, sb)
 
 
-def _tail(a, b, o, op, k, n, ia, ib, io, sa, sb):
+def tail(a, b, o, op, k, n, ia, ib, io, sa, sb):
     """Elements k.. of a row, in bytecode (an inf/NaN operand)."""
     ia += k * sa
     ib += k * sb
