@@ -193,7 +193,6 @@ def _mpy_size(obj, seen, skip):
 _FAST_MM = ("aten::mm.out", "aten::addmm.out", "aten::bmm.out")
 _FAST_CONV = "aten::convolution.out"
 _FAST_EXTREME = ("aten::amax.out", "aten::amin.out")
-_FAST_SCALAR = ("aten::add.Scalar_out", "aten::mul.Scalar_out")  # util/f32_arith.scalar_steps
 
 
 def _recording_registry(calls):
@@ -251,16 +250,6 @@ def _fast_path_extra(calls):
             rows = k if k <= 256 else 1  # f32_mm_viper.ROW_WORDS: longer rows are decoded as read
             role("mm mantissas", rows)
             role("mm exponents", rows)
-        elif op in _FAST_SCALAR:
-            if args[0].dtype != dtypes.FLOAT or out.numel < 8:
-                continue
-            # f32_arith.scalar_steps: a 5-item tuple holding the constant as a one-float array,
-            # not the bytecode step's 4-item tuple holding a float (a new object unless it is
-            # the program's own value: mul's)
-            c = got[1][-1]
-            extra += _blocks(_WORD * 7) + _blocks(_WORD * 3) + _blocks(4) - _blocks(_WORD * 6)
-            if isinstance(c, float) and not any(c is a for a in args):
-                extra -= _blocks(_WORD * 2)
         elif op in _FAST_EXTREME:  # one walk array instead of the bytecode step's lists
             from portable_kernels.util.reduce_extreme import extreme, extreme_walk
 
