@@ -37,43 +37,46 @@ def prepare(x, weight, channels, geom, tail, out):
     wp, hp = w + 2 * pw, h + 2 * ph
     band = max(1, min(oh, _BAND_PIXELS // ow))  # output rows per band
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [wp, hp, weight.sizes[1], band, 1 if DSP else 0])
-    # The step keeps g; the control words derived from it are written into arrays shared by
-    # every convolution when it runs (_step_thumb): ~190 bytes less per convolution on a board.
-    ctx = (
-        x.buf,
-        weight.buffer,
-        out.buf,
+    # The step keeps g (and its tensors); the control words derived from it are written into
+    # arrays shared by every convolution when it runs (_step_thumb): ~240 bytes less per
+    # convolution on a board. The shared arrays and kernels: _shared.
+    global _shared
+    _shared = (
         scratch.rows("taps", 15),
-        g,
         scratch.rows("col", wp * hp),
         scratch.rows("acc", band * ow),
         scratch.rows("qd ctl", 10),
-        dw3x3,
-        rows,
         scratch.rows("qc rq", 16),  # requantized by rows() as one channel of a band's pixels whose patch sums are 0
         scratch.rows("zero", band * ow),  # never written
-        pad_plane,
         scratch.rows("qd pad", 8),
-        channels.buffer,
+        dw3x3,
+        rows,
+        pad_plane,
         fill_ctl,
     )
-    return _step_thumb, ctx
+    return _step_thumb, (x.buf, weight.buffer, out.buf, g, channels.buffer)
+
+
+# (taps, col, acc, dw3x3's ctl, rows' ctl, zero, pad_plane's ctl, dw3x3, rows, pad_plane,
+# fill_ctl): one for every step (the arrays grow in place as steps load)
+_shared = None
 
 
 def _step_thumb(ctx):
-    g = ctx[4]
+    s = _shared
+    g = ctx[3]
     ow = g[17]
     wp = g[22]
     band = g[25]
-    k = ctx[7]  # dw3x3's: padded width, stride x, pixels per row, rows, stride y * padded width, tap offset 0
+    k = s[3]  # dw3x3's: padded width, stride x, pixels per row, rows, stride y * padded width, tap offset 0
     k[0] = wp
     k[1] = g[11]
     k[2] = ow
     k[3] = band
     k[4] = g[10] * wp
     k[5] = 0
-    ctx[15](ctx[10], 1, band * ow, band * ow, g[19] - 128, g[20] - 128, g[21] - 128)
-    p = ctx[13]  # pad_plane's: x offset (per plane), w, h, pw, ph * wp, bottom padding, pad byte, scratch
+    s[10](s[4], 1, band * ow, band * ow, g[19] - 128, g[20] - 128, g[21] - 128)
+    p = s[6]  # pad_plane's: x offset (per plane), w, h, pw, ph * wp, bottom padding, pad byte, scratch
     h = g[6]
     ph = g[12]
     p[1] = g[7]
@@ -82,7 +85,7 @@ def _step_thumb(ctx):
     p[4] = ph * wp
     p[5] = (g[23] - h - ph) * wp
     p[6] = g[18]
-    _dw_planes(ctx[0], ctx[1], ctx[2], ctx[3], g, ctx[5], ctx[6], k, ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], p, ctx[14])
+    _dw_planes(ctx[0], ctx[1], ctx[2], s[0], g, s[1], s[2], k, s[7], s[8], s[4], s[5], s[9], p, ctx[4])
 
 
 @micropython.viper

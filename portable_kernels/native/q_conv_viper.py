@@ -36,6 +36,8 @@ from portable_kernels.util.emitters import DSP, HAS_THUMB
 # (a 1-D convolution's row is the whole sequence: 128 pixels x 16 channels
 # would be 8 KB).
 _ACC_WORDS = const(512)
+# Steps of fewer multiply-accumulates keep their own control arrays (prepare)
+_PRIVATE_MACS = const(4096)
 
 
 def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
@@ -58,7 +60,11 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
         return q_conv_direct_viper.prepare(x, weight, channels, geom, tail, out)
     kp = weight.sizes[1]
     kn = cpg * kh * kw
-    rq = fill_rq = None
+    # A small step (a recurrent cell's or a classifier's linear) keeps its own control arrays,
+    # written once here; a larger one shares them with every other convolution and writes them
+    # when it runs (_fill: ~16k instructions on a Cortex-M3, ~350 bytes less kept per step).
+    private = n * groups * opg * oh * ow * kn < _PRIVATE_MACS
+    rq = None
     if HAS_THUMB:
         if DSP:  # armv7e-m: SMLAD, two pixels by two channels
             from portable_kernels.native.q_dot_dsp import dots
@@ -66,14 +72,15 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
             from portable_kernels.native.q_dot_thumb import dots
         from portable_kernels.native.q_requant_thumb import fill_ctl, rows
 
-        rq, fill_rq = rows, fill_ctl
+        global _fill_rq
+        rq, _fill_rq = rows, fill_ctl
     else:
         from portable_kernels.native.q_dots_viper import dots
     gx = None
     if HAS_THUMB:
         from portable_kernels.native import q_gather_thumb
 
-        gx = q_gather_thumb.shared(kw, kh)
+        gx = q_gather_thumb.private(kw, kh) if private else q_gather_thumb.shared(kw, kh)
     # output channels per dots / requantization pass on Arm (even, or all of them):
     # the int32 dots of a row are at most _ACC_WORDS words, not ow * opg
     cn = opg
@@ -84,11 +91,22 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
         from portable_kernels.native import q_conv_rows_viper
 
         vf = q_conv_rows_viper.shared()
-    # g[24]: requantize with the Thumb rows, g[25]: gather with q_gather_thumb, g[26]: cn
-    g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp, 1 if rq is not None else 0, 1 if gx is not None else 0, cn])
-    # The step keeps g; the control words derived from it (the dots', the requantization's and
-    # the gather's, ~60 words) are written into arrays shared by every convolution when it runs
-    # (_step): ~350 bytes less per convolution on a board, ~30 word stores per run.
+    # g[24]: requantize with the Thumb rows, g[25]: gather with q_gather_thumb, g[26]: cn,
+    # g[27]: the control arrays are shared (written by every run)
+    g = array(
+        "i",
+        [x.offset, out.offset]
+        + list(geom)
+        + tail
+        + [kn, kp, 1 if rq is not None else 0, 1 if gx is not None else 0, cn, 0 if private else 1],
+    )
+    if private:
+        ctl = array("i", bytearray(4 * 13))
+        rqa = array("i", bytearray(4 * 16)) if rq is not None else None
+        _fill(g, ctl, rqa, gx)
+    else:
+        ctl = scratch.rows("qc ctl", 13)
+        rqa = scratch.rows("qc rq", 16) if rq is not None else None
     ctx = (
         x.buf,
         out.buf,
@@ -98,35 +116,41 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
         scratch.rows("sx", ow),
         wt,
         scratch.rows("acc", ow * cn),
-        scratch.rows("qc ctl", 13),
+        ctl,
         dots,
         rq,
-        scratch.rows("qc rq", 16) if rq is not None else None,
+        rqa,
         gx,
         vf,
-        fill_rq,
     )
     return _step, ctx
 
 
-def _step(ctx):
-    g = ctx[3]
-    k = ctx[8]  # the dots': pixels, kp, channels, weight offset, scratch x5, pairs, odd, q_dot_dsp's kp - 4, scratch
+_fill_rq = None  # q_requant_thumb.fill_ctl, where a step uses it (set at load)
+
+
+def _fill(g, k, rq, gx):
+    """Writes a step's control words (the dots', the requantization's, the gather's) from its g."""
     ow = g[17]
     kp = g[23]
     opg = g[4]
-    k[0] = ow
+    k[0] = ow  # the dots': pixels, kp, channels, weight offset, scratch x5, pairs, odd, q_dot_dsp's kp - 4, scratch
     k[1] = kp
     k[2] = opg
     k[9] = opg >> 1
     k[10] = opg & 1
     k[11] = kp - 4 if ow > 1 else -4
     if g[24]:
-        ctx[14](ctx[11], opg, ow, g[16] * ow, g[19] - 128, g[20] - 128, g[21] - 128)
+        _fill_rq(rq, opg, ow, g[16] * ow, g[19] - 128, g[20] - 128, g[21] - 128)
     if g[25]:
-        gx = ctx[12]
         gx[5](gx[0], gx[1], g)
-    _conv_rows(ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], k, ctx[9], ctx[10], ctx[11], ctx[12], ctx[13])
+
+
+def _step(ctx):
+    g = ctx[3]
+    if g[27]:
+        _fill(g, ctx[8], ctx[11], ctx[12])
+    _conv_rows(ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13])
 
 
 @micropython.viper

@@ -21,6 +21,8 @@ skips it. Same bytes and sums as q_conv_viper._gather; nothing allocates.
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
+from array import array
+
 import micropython
 
 _SHARED = []  # the one (tab, ctl, colrows, psums, gather, fill) of every step
@@ -37,6 +39,14 @@ def shared(kw, kh):
     if not _SHARED:
         _SHARED.append((tab, scratch.rows("qg ctl", 26), colrows, psums, gather, fill))
     return _SHARED[0]
+
+
+def private(kw, kh):
+    """(tab, ctl, colrows, psums, gather, fill) of one convolution's own, or None
+    (kernel taller than 30 rows); fill() writes them (load time)."""
+    if kh > 30:
+        return None
+    return (array("i", bytearray(24 * kw)), array("i", bytearray(4 * 26)), colrows, psums, gather, fill)
 
 
 def fill(tab, ctl, g):

@@ -167,7 +167,7 @@ def step_name(step, ctx):
                     return "%s.%s+%s" % (mod, fn, dots)
                 if mod == "native.q_conv_dw3x3_thumb":  # its window kernel: SMLAD where the port has it
                     dm = sys.modules.get("portable_kernels.native.q_dw_dsp")
-                    if dm is not None and ctx[8] is dm.dw3x3:
+                    if dm is not None and m._shared[7] is dm.dw3x3:  # the kernel every 3x3 depthwise step shares
                         return "%s.%s+dsp" % (mod, fn)
                 return mod + "." + fn
     return "?"
