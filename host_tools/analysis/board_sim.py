@@ -61,10 +61,16 @@ def simulate(pte_path, march, method="forward"):
     m = program.load_method(method)
     modules = sorted(k for k in set(sys.modules) - before if k.split(".")[0] in ("mpy_et", "portable_kernels"))
     skip = {id(program.buf), id(program), id(program.reader)}
+    # what steps reach through their modules: the shared scratch rows and a module's _shared
+    # tuple (native/q_conv_dw3x3_thumb.py); a fresh process, so only this load's
+    from portable_kernels.util import scratch
+
+    roots = list(scratch._ROWS.values()) + list(scratch._WORDS.values()) + list(scratch._POOLS.values())
+    roots += [sys.modules[k]._shared for k in modules if isinstance(getattr(sys.modules[k], "_shared", None), tuple)]
     return {
         "modules": modules,
         "operators": sorted(set(program.operator_names(method))),
-        "objects": method_objects(m, BOARD, skip),
+        "objects": method_objects(m, BOARD, skip, roots),
         "program": BOARD.size(program, set(), {id(program.buf), id(program.reader)}),
         "arena": m.planned_bytes,
         "instructions": len(m._steps),

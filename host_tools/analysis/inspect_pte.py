@@ -287,8 +287,9 @@ def _fast_path_extra(calls):
     return extra + sum(_blocks(_WORD * 4) + _blocks(4 * w) for w in roles.values())
 
 
-def method_objects(m, layout, skip=()):
-    """Bytes a loaded method's objects hold (its planned buffers included) in `layout`."""
+def method_objects(m, layout, skip=(), roots=()):
+    """Bytes a loaded method's objects hold (its planned buffers included) in `layout`;
+    roots: objects its steps reach through a module (shared scratch), counted once."""
     seen = set()
     skip = set(skip)
     total = sum(layout.blocks(layout.word * 4) + layout.blocks(len(b)) for b in m.buffers)
@@ -297,6 +298,8 @@ def method_objects(m, layout, skip=()):
         seen.add(id(part))
         total += layout.blocks(layout.word * 4) + layout.blocks(layout.word * len(part)) + sum(layout.size(x, seen, skip) for x in part)
     for part in (m._no_step, m._inputs, m._outputs, m.planned_sizes, m._state, m._dynamic):  # mpy_et/state.py, dynamic.py, if any
+        total += layout.size(part, seen, skip)
+    for part in roots:
         total += layout.size(part, seen, skip)
     total += layout.blocks(layout.word * 4) + layout.blocks(2 * layout.word * len(m._op_names))
     return total + sum(layout.blocks(len(n) + 17) for n in m._op_names)

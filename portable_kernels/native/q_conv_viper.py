@@ -37,7 +37,7 @@ from portable_kernels.util.emitters import DSP, HAS_THUMB
 # would be 8 KB).
 _ACC_WORDS = const(512)
 # Steps of fewer multiply-accumulates keep their own control arrays (prepare)
-_PRIVATE_MACS = const(4096)
+_PRIVATE_MACS = const(16384)
 
 
 def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
