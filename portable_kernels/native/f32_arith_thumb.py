@@ -59,10 +59,10 @@ def _whole(ctx, b, sb4):
 
 
 def _whole_tail(ctx, b, sb):
-    from portable_kernels.util import f32_arith  # an inf or NaN: the bytecode tail
+    from portable_kernels.util.f32_tail import tail  # an inf or NaN: the bytecode tail
 
     a, _, o, op, n = ctx
-    f32_arith.tail(a, b, o, op, n - _CTL[7], n, 0, 0, 0, 1, sb)
+    tail(a, b, o, op, n - _CTL[7], n, 0, 0, 0, 1, sb)
 
 
 def row(rctx, ia, ib, io):
@@ -79,10 +79,10 @@ def row(rctx, ia, ib, io):
 
 
 def _row_tail(rctx, ia, ib, io):
-    from portable_kernels.util import f32_arith  # an inf or NaN: the bytecode tail
+    from portable_kernels.util.f32_tail import tail  # an inf or NaN: the bytecode tail
 
     a, b, o, op, n, sa, sb = rctx
-    f32_arith.tail(a, b, o, op, n - _CTL[7], n, ia, ib, io, sa, sb)
+    tail(a, b, o, op, n - _CTL[7], n, ia, ib, io, sa, sb)
 
 
 def binary(a, b, o, op, n, ia, ib, io, sa, sb):

@@ -16,12 +16,10 @@ from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.util import loops
 from portable_kernels.util.emitters import FPU, THUMB2, WIDE
+from portable_kernels.util.f32_tail import ADD, MUL, SUB, tail  # noqa: F401  (ADD, MUL, SUB: the kernels' op codes)
 
 binary = None  # the native binary(), once a step uses it
 SCALAR = array("f", [0.0])  # a .Scalar step's operand, stored before each call: no array per instruction
-ADD = 0
-SUB = 1
-MUL = 2
 # Below this many elements the bytecode step is as fast and its context smaller
 # (a 1,000-instruction chain of one-element ops must still load in 256 KB).
 _MIN_ELEMENTS = 8
@@ -104,20 +102,3 @@ def _row(rctx, ia, ib, io):
     done = binary(a, b, o, op, n, ia, ib, io, sa, sb)
     if done < n:
         tail(a, b, o, op, done, n, ia, ib, io, sa, sb)
-
-
-def tail(a, b, o, op, k, n, ia, ib, io, sa, sb):
-    """Elements k.. of a row, in bytecode (an inf/NaN operand)."""
-    ia += k * sa
-    ib += k * sb
-    for i in range(io + k, io + n):
-        x = a[ia]
-        y = b[ib]
-        if op == ADD:
-            o[i] = x + y
-        elif op == SUB:
-            o[i] = x - y
-        else:
-            o[i] = x * y
-        ia += sa
-        ib += sb
