@@ -234,6 +234,8 @@ def _node_names(ir, ins):
     v = ir.values[ins.args[-1]]
     if v.kind == "Tensor":
         return [v.payload.name]
+    if v.kind != "TensorList":  # an executorch_prim op's Int (a map loop's counter)
+        return []
     return [ir.tensor(j).name for j in v.payload if ir.tensor(j) is not None]
 
 

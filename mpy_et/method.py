@@ -42,6 +42,8 @@ class Method:
         self._making = -1  # the value index _tensor is making (streamed constants)
         self._state = None  # mpy_et.state.State: mutable buffers, if any
         self._jumps = False  # control flow (JumpFalseCall): execute() follows the steps' jumps
+        self._loops = None  # mpy_et.loops.Loops while loading a method with executorch_prim ops (map loops)
+        self._counters = ()  # the loops' counters: execute() starts them at 0
         self._dynamic = None  # mpy_et.dynamic.Dynamic: tensors with bounded dynamic shapes, if any
         values = self._values(r, plan, w)
         self._inputs = self._io(r, plan, S.EXECUTION_PLAN_INPUTS, values, w + " inputs")
@@ -246,6 +248,8 @@ class Method:
 
     def _add_dynamic(self, t, what):
         """t's shape may shrink below its sizes (the bound) at set_input."""
+        if self._loops is not None and self._making in self._loops.filled:
+            return  # a map's output: filled by its loop at the size planned
         if self._dynamic is None:
             if self._stream is not None:
                 raise MpyEtError(NOT_SUPPORTED, "%s: dynamic shapes in a streamed program (load without stream=True)" % what)
@@ -294,11 +298,16 @@ class Method:
         # needs contiguous blocks that a fragmented small heap may not have.
         steps, ctxs, no_step = [None] * n, [None] * n, []
         at = None  # control flow: the step index each instruction starts at (jump destinations)
-        jumps = []  # steps of JumpFalseCall instructions, their destinations fixed at the end
+        jumps = []  # pass 0: (instruction, destination, condition); pass 1: steps of JumpFalseCall instructions
         backends = {}  # delegate index -> backend (pass 0), then -> (backend, handle) once initialized
+        loops = None
         j = 0
         for phase in (0, 1):
             if phase:
+                if self._loops is not None:
+                    self._check_loops(values, n, jumps)
+                jumps = []
+                loops = self._loops
                 found = resolve([nm for nm in op_names if nm in uses], uses, registry, kernels)
                 uses = None  # one index per instruction: free it before pass 1 makes the steps
                 if stream is not None:
@@ -326,7 +335,7 @@ class Method:
                         if phase:
                             j = self._control_step(r, pos, tag, i, n, values, steps, ctxs, no_step, jumps, j)
                         else:
-                            self._control_uses(r, pos, tag, i, n, n_values, last)
+                            self._control_uses(r, pos, tag, i, n, n_values, last, jumps)
                         continue
                     elif tag != S.INSTRUCTION_ARGUMENTS_KERNEL_CALL or not pos:
                         r.fail(what, "unknown or empty instruction (type tag %d)" % tag)
@@ -368,6 +377,8 @@ class Method:
                         last[a] = i + 1
                         if stream is not None and values[a] is _LAZY:
                             self._note_constant(stream, a, i)
+                    if name.startswith("executorch_prim::") and name != _ET_VIEW:
+                        self._need_loops().note(i, name, args)
                     continue
                 for a in args:
                     self._value(values, a)
@@ -377,6 +388,8 @@ class Method:
                     k -= 1
                     vals[k] = values[args[k]]
                 kernel = found[name]
+                if loops is not None:
+                    loops.at(i, name, vals, values)
                 if kernel not in dim_orders.ANY and not dim_orders.accepts(kernel, vals):
                     for v in vals:
                         if isinstance(v, Tensor) and v.dim_order is not None:
@@ -395,6 +408,8 @@ class Method:
                 except (TypeError, ValueError, IndexError) as e:
                     raise _misfit(i, name, e)
                 _check_storage(i, name, vals)
+                if loops is not None:
+                    loops.prepared(name, vals, args, values)
                 if name == _COPY_BACK and _planned_in(vals[0], self.buffers):
                     self._add_state(vals[0], None)  # ExecuTorch's buffer write-back: state (no-op if it has an initial value)
                 for a in args:
@@ -415,12 +430,36 @@ class Method:
             for k in jumps:
                 ctxs[k] = (ctxs[k][0], at[ctxs[k][1]])
         del steps[j:], ctxs[j:]  # calls that needed no step (shrinks in place)
+        if self._loops is not None:
+            self._counters = self._loops.counters
+            self._loops = None
         if self._dynamic is not None and (self._jumps or backends):
             raise MpyEtError(NOT_SUPPORTED, "%s: dynamic shapes with control flow or delegates are not supported" % w)
         self._ctxs = ctxs
         return steps, no_step
 
-    def _control_uses(self, r, pos, tag, i, n, n_values, last):
+    def _need_loops(self):
+        if self._loops is None:
+            from mpy_et.loops import Loops  # only methods with executorch_prim ops pay for the module
+
+            self._loops = Loops()
+        return self._loops
+
+    def _check_loops(self, values, n, jumps):
+        """End of pass 0: the loops are map loops (mpy_et/loops.py); a map's
+        output, DYNAMIC_BOUND in ExecuTorch's programs, is static at its size."""
+        loops = self._loops
+        loops.jumps = jumps
+        loops.check(values, n)
+        dynamic = self._dynamic
+        if dynamic is not None:
+            for a in loops.filled:
+                if values[a] in dynamic.bounds:
+                    del dynamic.bounds[values[a]]
+            if not dynamic.bounds:
+                self._dynamic = None
+
+    def _control_uses(self, r, pos, tag, i, n, n_values, last, jumps):
         """Pass 0 of a MoveCall / JumpFalseCall: check it, note the values it reads."""
         what = _INSTRUCTION
         if tag == S.INSTRUCTION_ARGUMENTS_MOVE_CALL:
@@ -431,11 +470,14 @@ class Method:
         else:
             refs = (r.scalar(pos, S.JUMP_FALSE_CALL_COND_VALUE_INDEX, FlatReader.i32, 0, what),)
             dest = r.scalar(pos, S.JUMP_FALSE_CALL_DESTINATION_INSTRUCTION, FlatReader.i32, 0, what)
-            if dest <= i or dest > n:  # backward jumps (loops) could run forever
+            if dest < 0 or dest == i or dest > n:
                 raise MpyEtError(
-                    NOT_SUPPORTED,
-                    "%s: jump to instruction %d; only forward jumps within the %d instructions are supported" % (what, dest, n),
+                    INVALID_PROGRAM,
+                    "%s: jump to instruction %d; a jump goes to another of the %d instructions or to their end" % (what, dest, n),
                 )
+            if dest < i:  # a loop: checked at the end of pass 0 (mpy_et/loops.py)
+                self._need_loops()
+            jumps.append((i, dest, refs[0]))
             self._jumps = True
         for a in refs:
             if a < 0 or a >= n_values:
@@ -469,6 +511,8 @@ class Method:
             if cond.data is None or cond.numel != 1:
                 raise MpyEtError(INVALID_PROGRAM, "%s: JumpFalseCall's condition must be a one-element tensor" % what)
             view = cond.data
+        elif self._loops is not None and hasattr(cond, "v"):  # a loop's condition (mpy_et.loops.Cell)
+            view = cond.v
         elif cond is True or cond is False:
             if cond:
                 no_step.append(i)  # never jumps
@@ -705,9 +749,12 @@ class Method:
 
     def _run_jumps(self):
         """_run for a method with control flow: a JumpFalseCall's step returns
-        the step to continue at (forward only, checked at load)."""
-        i = 0
-        steps, ctxs = self._steps, self._ctxs
+        the step to continue at (backward only in map loops, which end: checked at load)."""
+        i = len(self._counters)
+        while i:
+            i -= 1
+            self._counters[i][0] = 0
+        steps, ctxs = self._steps, self._ctxs  # i is 0 again
         n = len(steps)
         locked = self.lock_heap
         try:
@@ -873,6 +920,7 @@ def _misfit(i, name, e):
 
 
 _COPY_BACK = "aten::copy_"
+_ET_VIEW = "executorch_prim::et_view.default"
 # The host lays captured intermediates out from the program's sizes: the bound.
 _CAPTURE_AT_BOUND = "%s: capturing intermediates (EventTracer(capture=True)) needs every dynamic tensor at its bound shape"
 

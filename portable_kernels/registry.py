@@ -34,6 +34,16 @@ KERNELS = {
     "aten::view_copy.out": ("portable_kernels.op_view_copy", "view_copy_out"),
     "aten::sym_size.int": ("portable_kernels.op_sym_size", "sym_size_int"),
     "executorch_prim::et_view.default": ("portable_kernels.op_et_view", "et_view_default"),
+    # torch.ops.higher_order.map's loop (mpy_et/loops.py)
+    "executorch_prim::et_copy_index.tensor": ("portable_kernels.op_et_copy_index", "et_copy_index_tensor"),
+    "executorch_prim::add.Scalar": ("portable_kernels.op_prim_scalar", "add_scalar"),
+    "executorch_prim::sub.Scalar": ("portable_kernels.op_prim_scalar", "sub_scalar"),
+    "executorch_prim::mul.Scalar": ("portable_kernels.op_prim_scalar", "mul_scalar"),
+    "executorch_prim::eq.Scalar": ("portable_kernels.op_prim_scalar", "eq_scalar"),
+    "executorch_prim::gt.Scalar": ("portable_kernels.op_prim_scalar", "gt_scalar"),
+    "executorch_prim::lt.Scalar": ("portable_kernels.op_prim_scalar", "lt_scalar"),
+    "executorch_prim::ge.Scalar": ("portable_kernels.op_prim_scalar", "ge_scalar"),
+    "executorch_prim::le.Scalar": ("portable_kernels.op_prim_scalar", "le_scalar"),
     # neural-network layers, shape and copy ops (issue 7)
     "aten::_adaptive_avg_pool2d.out": ("portable_kernels.op_adaptive_avg_pool2d", "adaptive_avg_pool2d_out"),
     "aten::adaptive_max_pool2d.out": ("portable_kernels.op_adaptive_max_pool2d", "adaptive_max_pool2d_out"),

@@ -142,9 +142,11 @@ def test_stateful_and_multi_method_examples_export_then_run(tmp_path, capsys, ex
     assert "MATCH over %d calls" % calls in out and "call %d " % (calls - 1) in out, out
 
 
-def test_cond_example_exports_then_runs(tmp_path, capsys):
-    """host_tools/examples/gate.py (torch.cond): `mpy-et export`, then `mpy-et run` against PyTorch."""
-    pte = str(tmp_path / "gate.pte")
-    assert cli.main(["export", os.path.join(cli._EXAMPLES, "gate.py"), "-o", pte]) == 0
+@pytest.mark.parametrize("example", ["gate", "frames_map"])
+def test_control_flow_examples_export_then_run(tmp_path, capsys, example):
+    """host_tools/examples/gate.py (torch.cond) and frames_map.py (map):
+    `mpy-et export`, then `mpy-et run` against PyTorch."""
+    pte = str(tmp_path / (example + ".pte"))
+    assert cli.main(["export", os.path.join(cli._EXAMPLES, example + ".py"), "-o", pte]) == 0
     assert cli.main(["run", pte, "--target", "unix"]) == 0
     assert "MATCH" in capsys.readouterr().out

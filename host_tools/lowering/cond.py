@@ -26,7 +26,7 @@ def lower_cond(lowering, node, args):
     """Emit a cond node's instructions; return the tuple of its output Refs."""
     pred, true_gm, false_gm, operands = args[0], args[1], args[2], tuple(args[3])
     if not isinstance(pred, Ref):  # known at export: only the branch it picks
-        return tuple(_inline(lowering, true_gm if bool(pred) else false_gm, operands))
+        return tuple(inline(lowering, true_gm if bool(pred) else false_gm, operands))
     ir = lowering.ir
     p = ir.tensor(pred.index)
     if p is None or p.nbytes != 1:
@@ -36,11 +36,11 @@ def lower_cond(lowering, node, args):
     src = where(node)
     to_false = Instruction("", [pred.index], src, kind="JumpFalseCall")
     ir.instructions.append(to_false)
-    _moves(lowering, _inline(lowering, true_gm, operands), outs, src)
+    _moves(lowering, inline(lowering, true_gm, operands), outs, src)
     past = Instruction("", [ir.scalar("Bool", False)], src, kind="JumpFalseCall")
     ir.instructions.append(past)
     to_false.jump = len(ir.instructions)
-    _moves(lowering, _inline(lowering, false_gm, operands), outs, src)
+    _moves(lowering, inline(lowering, false_gm, operands), outs, src)
     past.jump = len(ir.instructions)
     return tuple(outs)
 
@@ -56,8 +56,9 @@ def _moves(lowering, results, outs, src):
         lowering.ir.instructions.append(Instruction("", [index, o.index], src, kind="MoveCall"))
 
 
-def _inline(lowering, gm, operands):
-    """Lower a branch's graph with its placeholders bound to the operands; return its outputs."""
+def inline(lowering, gm, operands, what="torch.cond"):
+    """Lower a branch's (or a map body's) graph with its placeholders bound
+    to the operands; return its outputs."""
     k = 0
     for n in gm.graph.nodes:
         if n.op == "placeholder":
@@ -72,4 +73,4 @@ def _inline(lowering, gm, operands):
                 raise UnsupportedOps("%s\n  in %s" % (e, where(n))) from e
         elif n.op == "output":
             return [lowering._resolve(a) for a in n.args[0]]
-    raise UnsupportedOps("torch.cond: a branch graph without output")
+    raise UnsupportedOps("%s: a graph without output" % what)

@@ -16,6 +16,7 @@ import operator
 import torch
 
 from host_tools.lowering import cond, dim_orders, dynamic, state
+from host_tools.lowering import map as map_loop
 from host_tools.lowering.ir import SCALAR_TYPES, Instruction, ProgramIR, TensorValue, tensor_bytes
 from host_tools.lowering.nodes import Ref, UnsupportedOps, module_of, source_of, where  # noqa: F401  (re-exported)
 from mpy_et.dtypes import INFO as RUNTIME_DTYPES
@@ -223,6 +224,9 @@ class Lowering:
             return
         if target is cond.COND:
             self.env[node] = cond.lower_cond(self, node, args)
+            return
+        if target is map_loop.MAP:
+            self.env[node] = map_loop.lower_map(self, node, args)
             return
         if isinstance(node.meta.get("val"), torch.SymInt):  # arithmetic on a dynamic dim's size
             dynamic.refuse_symbolic(node.meta["val"], str(target))

@@ -10,7 +10,8 @@ that instruction and only the output's bytes after it (Buffer.tail_from),
 so a model's float input and its int8 copy need no more than the float one.
 
 Lifetimes are inclusive instruction ranges [first write or read, last read];
-method inputs start at -1, method outputs end at len(instructions), and
+a buffer alive across a loop's start or end spans the whole loop; method
+inputs start at -1, method outputs end at len(instructions), and
 mutable buffers (ir.state) span the whole method: nothing else ever takes
 their bytes.
 """
@@ -126,6 +127,7 @@ def buffers(ir, preserve_inputs=False, inplace=True):
     for owner in ends_late:
         if owner in touches:
             touches[owner][1] = n
+    _across_loops(ir, touches)
     group = {owner: owner for owner in touches}  # in-place merges: owner -> group root
     tails = {}  # group root -> (instruction, bytes): a narrowing output over its input's start
     if inplace:
@@ -152,6 +154,23 @@ def buffers(ir, preserve_inputs=False, inplace=True):
                     root = group[root]
                 out[root].members.append(v_index)
     return out
+
+
+def _across_loops(ir, touches):
+    """A loop (a backward JumpFalseCall: host_tools/lowering/map.py) runs its
+    instructions again: a buffer alive when it starts, or read after it
+    ends, keeps its bytes through the whole loop (until nested loops agree)."""
+    loops = [(ins.jump, step) for step, ins in enumerate(ir.instructions) if ins.kind == "JumpFalseCall" and ins.jump <= step]
+    changed = bool(loops)
+    while changed:
+        changed = False
+        for lo, hi in loops:
+            for span in touches.values():
+                if span[0] <= hi and span[1] >= lo and (span[0] < lo or span[1] > hi):
+                    new = [min(span[0], lo), max(span[1], hi)]
+                    if new != span:
+                        span[:] = new
+                        changed = True
 
 
 def _merge_inplace(ir, step, ins, touches, group, ends_late, tails):
