@@ -31,11 +31,11 @@ class Frames(torch.nn.Module):
 
 
 class TwoByTwo(torch.nn.Module):
-    """Two mapped tensors, two results, a result read after the loop."""
+    """Two mapped tensors, two results, a result read after the loop and mapped again."""
 
     def forward(self, xs, zs):
         a, b = tmap(lambda x, z: (x * z, (x - z).tanh()), xs, zs)
-        return a.sum(0), b
+        return a.sum(0), tmap(lambda r: r * 2.0, b)  # a map over a map's result
 
 
 class Nested(torch.nn.Module):

@@ -52,6 +52,7 @@ class TensorValue:
     mem_id: int = 0  # set by the memory planner (1 = the activation arena)
     offset: int = 0
     dynamic: bool = False  # sizes are an upper bound (DYNAMIC_BOUND: host_tools/lowering/dynamic.py)
+    filled: bool = False  # a map's result: DYNAMIC_BOUND for ExecuTorch's et_copy_index, full once the loop ends
 
     @property
     def nbytes(self):

@@ -286,7 +286,7 @@ class Lowering:
 
     def _dynamic(self, x, node):
         t = self.ir.tensor(x.index) if isinstance(x, Ref) else None
-        return (t is not None and t.dynamic) or dynamic.bound_sizes(node.meta["val"], node.name)[1]
+        return (t is not None and t.dynamic and not t.filled) or dynamic.bound_sizes(node.meta["val"], node.name)[1]
 
     def _resolve(self, a):
         if isinstance(a, torch.fx.Node):

@@ -14,7 +14,7 @@ with other constants; n is the static length. The results are marked
 DYNAMIC_BOUND, as ExecuTorch's emitter marks them: ExecuTorch's
 et_copy_index resizes its copy_to to k + 1 rows at each call, and only a
 bounded tensor may be resized; mpy_et keeps them at their full size
-(mpy_et/loops.py). The planner keeps every tensor alive across the loop
+(mpy_et/loops.py), and views of them stay static views. The planner keeps every tensor alive across the loop
 that is alive when it starts or read after it ends
 (host_tools/planning/lifetimes.py).
 """
@@ -43,7 +43,7 @@ def lower_map(lowering, node, args):
     if len(lengths) != 1 or None in lengths:
         raise UnsupportedOps("map: the mapped tensors must share their leading dim (got %s)" % sorted(map(str, lengths)))
     n = lengths.pop()
-    if any(ir.tensor(x).dynamic for x in xs):
+    if any(ir.tensor(x).dynamic and not ir.tensor(x).filled for x in xs):
         raise UnsupportedOps("map: over a dynamic dim (up to %d); mpy_et runs map over a static length: export it static" % n)
     if n < 1:
         raise UnsupportedOps("map: over %d rows; mpy_et runs map over at least 1" % n)
@@ -51,7 +51,7 @@ def lower_map(lowering, node, args):
     vals = node.meta["val"]
     outs = [lowering._new_tensor(v, "%s_%d" % (node.name, i)) for i, v in enumerate(vals)]
     for o in outs:
-        ir.tensor(o.index).dynamic = True
+        ir.tensor(o.index).dynamic = ir.tensor(o.index).filled = True
     k = ir.add("Int", 0)  # the counter: a value of its own (scalars are otherwise shared)
     done = ir.add("Bool", False)
     count, one, dim0 = ir.scalar("Int", n), ir.scalar("Int", 1), ir.scalar("Int", 0)
