@@ -72,7 +72,7 @@ class Loops:
 
     def __init__(self):
         self.writes = {}  # value index -> [(instruction, op, args)] of the prim ops writing it
-        self.jumps = []  # (instruction, destination, condition value index)
+        self.jumps = ()  # (instruction, destination, condition value index) of every JumpFalseCall
         self.filled = []  # et_copy_index's copy_to value indices: static at the size the program plans
         self.loops = []  # [start, jump, add, counter Cell, n value index, n]
         self.counters = ()  # the counters' arrays (Method.execute sets them to 0)
@@ -89,10 +89,7 @@ class Loops:
             else:
                 w.append((i, name, args))
 
-    def jump(self, i, dest, cond):
-        self.jumps.append((i, dest, cond))
-
-    def check(self, values, n):
+    def check(self, values):
         """End of pass 0: every backward jump is a map loop; make the Cells."""
         writes = self.writes
         for j, start, c in self.jumps:

@@ -305,7 +305,7 @@ class Method:
         for phase in (0, 1):
             if phase:
                 if self._loops is not None:
-                    self._check_loops(values, n, jumps)
+                    self._check_loops(values, jumps)
                 jumps = []
                 loops = self._loops
                 found = resolve([nm for nm in op_names if nm in uses], uses, registry, kernels)
@@ -445,12 +445,12 @@ class Method:
             self._loops = Loops()
         return self._loops
 
-    def _check_loops(self, values, n, jumps):
+    def _check_loops(self, values, jumps):
         """End of pass 0: the loops are map loops (mpy_et/loops.py); a map's
         output, DYNAMIC_BOUND in ExecuTorch's programs, is static at its size."""
         loops = self._loops
         loops.jumps = jumps
-        loops.check(values, n)
+        loops.check(values)
         dynamic = self._dynamic
         if dynamic is not None:
             for a in loops.filled:
