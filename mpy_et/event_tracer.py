@@ -11,6 +11,9 @@ The device only records raw numbers; the host turns them into ExecuTorch's
 ETDump (host_tools/devtools/etdump.py). One run takes 2 * steps + 2 ticks:
 the whole execute() first and last, each step's start and end between
 (method.step_ops() names the steps: (instruction index, operator)).
+A method with jumps (torch.cond, map loops) runs some steps never and some
+many times: its runs hold, in each step's two places, the ticks spent in
+that step in all and how many times it ran (tracer.totals is True).
 Ticks are port.ticks_us() values (microseconds, wrapping as time.ticks_us
 does: take differences with port.ticks_diff); under QEMU -icount shift=0 one
 microsecond is 1000 board instructions. time.ticks_cpu() is not used: it
@@ -47,6 +50,7 @@ class EventTracer:
         self.capture = bool(capture)
         self.runs = 0
         self.per_run = 0  # ticks per run: 2 * steps + 2, set by bind()
+        self.totals = False  # bind(): a method with jumps (per step: ticks in all, times run)
         self.ticks = None
         self.debug = None  # capture: the latest run's step outputs, in step order
         self.steps = self.ctxs = None  # capture: the method's steps, each followed by copies of its outputs
@@ -59,6 +63,7 @@ class EventTracer:
         if self.capture:
             self._capture(method._steps, method._ctxs, step_outputs(method))
         self.per_run = 2 * len(method._steps) + 2
+        self.totals = method._jumps
         self.runs = 0
         self.ticks = None  # free the old array before making the new one
         try:

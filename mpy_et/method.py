@@ -19,7 +19,7 @@ from mpy_et.errors import (
 from mpy_et.flatbuf import FlatReader
 from mpy_et.kernels import resolve
 from mpy_et.noalloc import all_marked, mark
-from mpy_et.port import heap_lock, heap_unlock, ticks_us
+from mpy_et.port import heap_lock, heap_unlock, ticks_diff, ticks_us
 from mpy_et.tensor import Tensor
 
 _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
@@ -710,8 +710,8 @@ class Method:
         allocated here, so recording allocates nothing; with capture=True
         also the debug buffer of every step's outputs). None stops recording."""
         if tracer is not None:
-            if self._jumps:
-                raise MpyEtError(NOT_SUPPORTED, "%s: the event tracer does not follow control flow (jumps) yet" % self.name)
+            if self._jumps and tracer.capture:
+                raise MpyEtError(NOT_SUPPORTED, "%s: capturing intermediates of a method with jumps (cond, map) is not supported" % self.name)
             if tracer.capture and self._dynamic is not None and self._dynamic.resized():
                 raise MpyEtError(NOT_SUPPORTED, _CAPTURE_AT_BOUND % self.name)
             tracer.bind(self)
@@ -738,7 +738,10 @@ class Method:
             tracer.begin()  # counts the run, or raises when full: before the heap is locked
             if self.lock_heap:
                 heap_lock()
-            self._run_traced(tracer)
+            if self._jumps:
+                self._run_traced_jumps(tracer)
+            else:
+                self._run_traced(tracer)
             return
         if self.lock_heap:
             heap_lock()  # before _run: its frame goes on the C stack too; _run unlocks
@@ -750,11 +753,8 @@ class Method:
     def _run_jumps(self):
         """_run for a method with control flow: a JumpFalseCall's step returns
         the step to continue at (backward only in map loops, which end: checked at load)."""
-        i = len(self._counters)
-        while i:
-            i -= 1
-            self._counters[i][0] = 0
-        steps, ctxs = self._steps, self._ctxs  # i is 0 again
+        i = self._reset_counters()
+        steps, ctxs = self._steps, self._ctxs
         n = len(steps)
         locked = self.lock_heap
         try:
@@ -762,6 +762,46 @@ class Method:
                 while i < n:
                     k = steps[i](ctxs[i])
                     i = i + 1 if k is None else k
+            finally:
+                if locked:
+                    heap_unlock()
+        except MpyEtError:
+            raise
+        except Exception as e:
+            raise self._failure(e, i, locked)
+
+    def _reset_counters(self):
+        """The map loops' counters to 0 (a call that failed mid-loop leaves one behind); returns 0."""
+        i = len(self._counters)
+        while i:
+            i -= 1
+            self._counters[i][0] = 0
+        return 0
+
+    def _run_traced_jumps(self, tracer):
+        """_run_jumps summing into each step's two ticks the time spent in it
+        and how many times it ran (a step may run never or many times)."""
+        i = self._reset_counters()
+        steps, ctxs = self._steps, self._ctxs
+        n = len(steps)
+        locked = self.lock_heap
+        ticks, clock, diff = tracer.ticks, ticks_us, ticks_diff
+        k = (tracer.runs - 1) * tracer.per_run
+        j = k + 2 * n
+        while j > k:
+            ticks[j] = 0
+            j -= 1
+        try:
+            try:
+                ticks[k] = clock()
+                while i < n:
+                    t = clock()
+                    s = steps[i](ctxs[i])
+                    j = k + 1 + 2 * i
+                    ticks[j] += diff(clock(), t)
+                    ticks[j + 1] += 1
+                    i = i + 1 if s is None else s
+                ticks[k + 2 * n + 1] = clock()
             finally:
                 if locked:
                     heap_unlock()

@@ -6,13 +6,15 @@ mpy_et.loops.Cell, or a constant Int).
 ExecuTorch's kernel resizes copy_to to index + 1 rows at each call; here
 copy_to keeps the size the program plans for it, which the loop fills
 completely (checked at load: the counter's last value is its last row).
-The step copies raw units and does not allocate."""
+The step copies the row's bytes (in viper where the port has a native
+emitter, else raw units in bytecode) and does not allocate."""
 
 from array import array
 
 from mpy_et.errors import NOT_SUPPORTED
 from mpy_et.noalloc import mark
 from portable_kernels.util import checks
+from portable_kernels.util.emitters import HAS_NATIVE
 from portable_kernels.util.strided import raw_view
 
 _WHAT = "et_copy_index"
@@ -40,6 +42,10 @@ def et_copy_index_tensor(copy_to, copy_from, index):
         cell = index.v
     if copy_from.numel == 0:
         return None
+    if HAS_NATIVE:  # one run into row k: copied in viper
+        from portable_kernels.native import copy_runs_viper
+
+        return copy_runs_viper.prepare_at(copy_from, copy_to, copy_from.nbytes, 0, 0, cell, 0, copy_from.nbytes)
     src, units = raw_view(copy_from)
     return _copy_at, (raw_view(copy_to)[0], src, copy_from.numel * units, cell)
 

@@ -3,8 +3,10 @@ dropped). Any dtype; the step copies raw units and does not allocate.
 The index may be a map loop's counter (mpy_et/loops.py's Cell): the step
 then reads it when it runs; its range is checked at load."""
 
+from mpy_et import dtypes
 from mpy_et.noalloc import mark
 from portable_kernels.util import checks, loops, strided
+from portable_kernels.util.emitters import HAS_NATIVE
 
 
 def select_copy_int_out(x, dim, index, out):
@@ -37,6 +39,11 @@ def _select_at(x, d, index, out, what):
     checks.same_dtype(x, out)
     if out.numel == 0:
         return None
+    if HAS_NATIVE and loops.numel(x.sizes[:d]) == 1:  # one run of x: copied in viper
+        from portable_kernels.native import copy_runs_viper
+
+        item = dtypes.itemsize(x.dtype)
+        return copy_runs_viper.prepare_at(x, out, out.nbytes, 0, 0, index.v, st[d] * item, 0)
     units = strided.units_of(x.dtype)
     strides = [s * units for s in st[:d]] + [s * units for s in st[d + 1 :]] + [1]
     plan, n, step, _ = loops.rows_plan(tuple(sizes) + (units,), strides, [0] * len(strides))

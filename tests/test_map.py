@@ -214,3 +214,32 @@ def test_a_map_over_a_dynamic_dim_is_refused_at_export():
 
     with pytest.raises(UnsupportedOps, match="map: over a dynamic dim"):
         export(Twice(), (torch.randn(6, 3),), dynamic_shapes={"xs": {0: Dim("n", max=8)}})
+
+
+@pytest.mark.parametrize("target", ["cpython", "unix", "cortex-m3"])
+def test_profile_of_a_map_sums_each_step_over_its_iterations(target, tmp_path):
+    """The event tracer follows jumps: per step, the time spent in it over
+    all iterations; the ETDump has one event per step that ran."""
+
+    class Rows(torch.nn.Module):
+        def forward(self, xs):
+            return tmap(lambda x: x.t().contiguous(), xs)
+
+    xs = torch.arange(9 * 2 * 3, dtype=torch.int8).reshape(9, 2, 3)
+    pte = export(Rows(), (xs,))
+    res = run(pte, (xs,), target, repeat=1, profile=2)
+    assert torch.equal(res.outputs[0], xs.transpose(1, 2))
+    prof = res.profile
+    steps = Program.load(pte).load_method().step_ops()
+    assert [(r["instruction"], r["operator"]) for r in prof.instructions] == steps
+    assert prof.execute == pytest.approx(sum(r["time"] for r in prof.instructions) + prof.overhead, abs=prof.execute * 0.2 + 2)
+    if target == "cortex-m3":  # deterministic counts: a step in the loop ran 9 times, the reset once
+        by = {r["operator"]: r["time"] for r in prof.instructions}
+        assert by["executorch_prim::add.Scalar"] > 5 * by["executorch_prim::sub.Scalar"], by
+        assert res.stats["execute_heap_locked"] is True and res.stats["profile_heap_bytes"] == 0
+    from executorch.devtools import Inspector
+
+    path = tmp_path / "map.etdp"
+    path.write_bytes(res.etdump)
+    names = [e.name for block in Inspector(etdump_path=str(path)).event_blocks for e in block.events]
+    assert "executorch_prim::et_copy_index.tensor" in names and "JumpFalseCall" in names, names

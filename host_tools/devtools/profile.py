@@ -3,7 +3,8 @@
 A device run with an event tracer (host_tools.run(..., profile=True)) brings
 back, per profiled execute(), the ticks [execute start, step 0 start, step 0
 end, ..., execute end] and the steps' (instruction, operator) pairs
-(mpy_et/event_tracer.py). `from_trace` turns them into a Profile (medians
+(mpy_et/event_tracer.py; a method with jumps brings each step's total
+ticks and run count instead). `from_trace` turns them into a Profile (medians
 over the runs, shares, MACs, cost per MAC) and ETDump bytes; `table` and
 `plot` show it (`mpy-et profile`).
 
@@ -114,7 +115,7 @@ def _unwrapped(ticks, base, prev):
     return out
 
 
-def from_trace(traces, steps, target, macs=None, method="forward", debug=None):
+def from_trace(traces, steps, target, macs=None, method="forward", debug=None, totals=False):
     """(Profile, ETDump bytes) of profiled runs.
 
     Args:
@@ -124,6 +125,9 @@ def from_trace(traces, steps, target, macs=None, method="forward", debug=None):
         macs: dict instruction index -> MACs (host_tools.analysis.macs.instruction_macs).
         method: method name (the ETDump's RunData name).
         debug: the last run's captured outputs for the ETDump (etdump.write's debug).
+        totals: the runs hold, per step, the ticks spent in it in all and
+            how many times it ran (a method with jumps: EventTracer.totals);
+            each step that ran is one ETDump event spanning its total.
     """
     from host_tools.targets import BOARD_TARGETS
 
@@ -135,12 +139,23 @@ def from_trace(traces, steps, target, macs=None, method="forward", debug=None):
     for r, ticks in enumerate(traces):
         if len(ticks) != per_run:
             raise MpyEtError(INVALID_ARGUMENT, "profiled run %d has %d ticks; %d steps need %d" % (r, len(ticks), len(steps), per_run))
-        ns = _unwrapped(ticks, base, prev)
+        if totals:
+            ns = _unwrapped((ticks[0], ticks[-1]), base, prev)
+            ns = [ns[0]] + [0] * (2 * len(steps)) + [ns[1]]
+        else:
+            ns = _unwrapped(ticks, base, prev)
         prev, base = ticks[-1], ns[-1]
         events = []
+        at = ns[0]
         for j, (instruction, op) in enumerate(steps):
-            start, end = ns[1 + 2 * j], ns[2 + 2 * j]
-            events.append((op, instruction, start, end))
+            if totals:  # one event spanning the step's total, after the previous step's
+                start, end = at, at + ticks[1 + 2 * j] * _TICK_NS
+                at = end
+                if ticks[2 + 2 * j]:
+                    events.append((op, instruction, start, end))
+            else:
+                start, end = ns[1 + 2 * j], ns[2 + 2 * j]
+                events.append((op, instruction, start, end))
             durations[j].append(end - start)
         events.append((etdump.EXECUTE_EVENT, -1, ns[0], ns[-1]))
         spans.append(ns[-1] - ns[0])

@@ -165,7 +165,8 @@ def run(
             res.debug_buffer = res.trace["debug"]
             layout = debug_layout(data, res.trace["steps"], method)
         macs = instruction_macs(data, method)
-        res.profile, res.etdump = from_trace(res.trace["runs"], res.trace["steps"], target, macs, method, layout)
+        totals = bool(res.stats.get("profile_totals"))
+        res.profile, res.etdump = from_trace(res.trace["runs"], res.trace["steps"], target, macs, method, layout, totals)
     return res
 
 

@@ -1,6 +1,7 @@
 """Viper step of util/runs.copy_step (the byte runs of slice_scatter,
 constant_pad_nd and slice_copy: bands of a patched stage,
-host_tools/planning/patch.py). Imported only where the port has a native
+host_tools/planning/patch.py), and prepare_at's one run at a map loop's
+counter (select_copy, et_copy_index). Imported only where the port has a native
 emitter (portable_kernels/util/emitters.py).
 
 The plan is fixed at load in one array of ints: the entry count, the fill
@@ -46,6 +47,24 @@ def prepare(x, out, runs, fills, pattern):
 
 def _step(ctx):
     _copy(ctx[0], ctx[1], ctx[2], ctx[3])
+
+
+def prepare_at(x, out, nbytes, x_off, out_off, cell, x_step, out_step):
+    """(step, ctx) copying nbytes of x at byte x_off + k * x_step into out at
+    out_off + k * out_step, k = cell[0] when the step runs (a map loop's
+    counter, mpy_et/loops.py: its range is checked at load)."""
+    x_off += x.offset
+    out_off += out.offset
+    plan = array("i", (1, 0, out_off, x_off, nbytes, 1, 0, 0))
+    return _step_at, (x.buf, out.buf, _NO_PATTERN, plan, cell, out_off, out_step, x_off, x_step)
+
+
+def _step_at(ctx):
+    p = ctx[3]
+    k = ctx[4][0]
+    p[2] = ctx[5] + k * ctx[6]
+    p[3] = ctx[7] + k * ctx[8]
+    _copy(ctx[0], ctx[1], ctx[2], p)
 
 
 @micropython.viper
@@ -98,4 +117,4 @@ def _copy(x, o, pattern, p: ptr32):  # noqa: F821 (viper types)
             k += 1
 
 
-noalloc.mark(_step)
+noalloc.mark(_step, _step_at)

@@ -250,7 +250,9 @@ def profile_runs(job, method, set_inputs, locked):
         print("", i, name, end="")
     print()
     times.sort()
-    return {"profile_unit": UNIT, "profile_execute_us": times[len(times) // 2], "profile_heap_bytes": heap}
+    stats = {"profile_unit": UNIT, "profile_execute_us": times[len(times) // 2], "profile_heap_bytes": heap}
+    stats["profile_totals"] = tracer.totals  # a method with jumps: per step, ticks in all and times run
+    return stats
 
 
 def run(job):
