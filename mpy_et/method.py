@@ -711,7 +711,9 @@ class Method:
         also the debug buffer of every step's outputs). None stops recording."""
         if tracer is not None:
             if self._jumps and tracer.capture:
-                raise MpyEtError(NOT_SUPPORTED, "%s: capturing intermediates of a method with jumps (cond, map) is not supported" % self.name)
+                raise MpyEtError(
+                    NOT_SUPPORTED, "%s: capturing intermediates of a method with jumps (cond, map) is not supported" % self.name
+                )
             if tracer.capture and self._dynamic is not None and self._dynamic.resized():
                 raise MpyEtError(NOT_SUPPORTED, _CAPTURE_AT_BOUND % self.name)
             tracer.bind(self)
