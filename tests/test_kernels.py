@@ -61,14 +61,22 @@ _MODULE_PREFIX = {"mpy_et_quant": "portable_kernels.quantized.op_", "cortex_m": 
 # _empty_dim_order (no step; out stays as planned) in test_cortex_m_e2e's programs.
 # aten::sym_size.int and executorch_prim::et_view (dynamic shapes: no step) in
 # tests/test_dynamic_shapes.py, with ExecuTorch's .pte on every target.
-_CASES_ELSEWHERE = ("cortex_m::", "dim_order_ops::_empty_dim_order", "aten::sym_size.int", "executorch_prim::et_view")
+# The other executorch_prim ops, scalar ops and et_copy_index (map loops, with
+# Int values written as the method runs), in tests/test_map.py, ExecuTorch's
+# .pte and ours.
+_CASES_ELSEWHERE = ("cortex_m::", "dim_order_ops::_empty_dim_order", "aten::sym_size.int", "executorch_prim::")
+# executorch_prim's integer scalar ops live together, as in ExecuTorch's register_prim_ops.cpp.
+_PRIM_SCALAR = "portable_kernels.op_prim_scalar"
 
 
 def test_registry_resolves_every_kernel_by_convention():
     found = resolve(list(KERNELS), {})
     for key, (module, function) in KERNELS.items():
         name, _, overload = key.split("::")[1].partition(".")
-        assert module == _MODULE_PREFIX.get(key.split("::")[0], "portable_kernels.op_") + name.strip("_"), key
+        if key.startswith("executorch_prim::") and overload == "Scalar":
+            assert module == _PRIM_SCALAR, key
+        else:
+            assert module == _MODULE_PREFIX.get(key.split("::")[0], "portable_kernels.op_") + name.strip("_"), key
         want = name.lstrip("_") + "_" + ("out" if overload == "out" else overload.lower()) if overload else name  # copy_: in place
         assert function == want, (key, function, want)
         assert found[key].__name__ == function, key
