@@ -80,7 +80,7 @@ def test_map_runs_on_every_target(frames, target):
     assert torch.allclose(got, model(*inputs), atol=tol, rtol=tol), (target, got, model(*inputs))
 
 
-@pytest.mark.parametrize("target", ["cpython", "unix", "circuitpython", "cortex-m3"])
+@pytest.mark.parametrize("target", TARGETS)
 def test_executorch_map_program_runs_on_mpy_et(et_frames, target):
     model, inputs, pte = et_frames
     got = run(pte, inputs, target, repeat=2).outputs[0]
