@@ -388,6 +388,7 @@ class Method:
                     k -= 1
                     vals[k] = values[args[k]]
                 kernel = found[name]
+                _check_written(i, name, values[args[0] if name == _COPY_INDEX else args[-1]], self.program.buf)
                 if loops is not None:
                     loops.at(i, name, vals, values)
                 if kernel not in dim_orders.ANY and not dim_orders.accepts(kernel, vals):
@@ -963,6 +964,7 @@ def _misfit(i, name, e):
 
 _COPY_BACK = "aten::copy_"
 _ET_VIEW = "executorch_prim::et_view.default"
+_COPY_INDEX = "executorch_prim::et_copy_index.tensor"
 # The host lays captured intermediates out from the program's sizes: the bound.
 _CAPTURE_AT_BOUND = "%s: capturing intermediates (EventTracer(capture=True)) needs every dynamic tensor at its bound shape"
 
@@ -982,6 +984,20 @@ def _check_storage(i, name, args):
         a = args[k]
         if isinstance(a, Tensor) and a.data is None:
             _no_storage(i, name, a)
+
+
+def _check_written(i, name, v, constants):
+    """The tensor(s) instruction i writes (its return slot, et_copy_index's
+    copy_to) must not be constants: a step would write into the program."""
+    if isinstance(v, Tensor):
+        v = (v,)
+    elif not isinstance(v, list) or name == _ET_VIEW:  # et_view's out is an alias of its input
+        return
+    for t in v:
+        if isinstance(t, Tensor) and t.buf is constants and constants is not None:
+            raise MpyEtError(
+                INVALID_PROGRAM, "instruction %d (%s) writes a %s constant tensor (data in the program)" % (i, name, list(t.sizes))
+            )
 
 
 def _no_storage(i, name, a):

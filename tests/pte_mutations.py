@@ -60,6 +60,16 @@ class Locator:
     def constant_tensor(self):
         return self._tensor(lambda t: self.r.scalar(t, S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, ""), "constant tensor")
 
+    def constant_index(self):
+        """Value index of the first constant tensor."""
+        start, n = self.vector(self.plan, S.EXECUTION_PLAN_VALUES)
+        for i in range(n):
+            ev = self.r.table_at(start, i, "")
+            if self.r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, "") == S.KERNEL_TYPES_TENSOR:
+                if self.r.scalar(self.r.subtable(ev, S.EVALUE_VAL, ""), S.TENSOR_DATA_BUFFER_IDX, FlatReader.u32, 0, ""):
+                    return i
+        raise LookupError("constant tensor")
+
     def kernel_call(self, k=0):
         start, _ = self.vector(self.plan, S.EXECUTION_PLAN_CHAINS)
         chain = self.r.table_at(start, 0, "")
@@ -90,6 +100,10 @@ def mutations(data):
     call = loc.kernel_call(0)
     args, _ = loc.vector(call, S.KERNEL_CALL_ARGS)
     out.append(("arg index out of range", _put(data, args, "<i", 99999), INVALID, "values[99999]"))
+    _, n_args = loc.vector(call, S.KERNEL_CALL_ARGS)
+    writes = bytearray(data)  # the first call's out and return slot: a constant (the step would write the program)
+    struct.pack_into("<ii", writes, args + 4 * (n_args - 2), loc.constant_index(), loc.constant_index())
+    out.append(("out is a constant", bytes(writes), INVALID, "constant tensor (data in the program)"))
     call1 = loc.kernel_call(1)  # op_index 0 is not written (flatbuffer default)
     out.append(("op index out of range", _put(data, r.field(call1, S.KERNEL_CALL_OP_INDEX, ""), "<i", 77), INVALID, "op_index 77"))
     vals = r.ref(loc.plan, S.EXECUTION_PLAN_VALUES, "")
