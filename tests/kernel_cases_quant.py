@@ -118,9 +118,18 @@ def conv_cases():
 
 def linear_cases():
     cases = []
-    for i, (xs, o, zx, zo) in enumerate((((3, 20), 7, -4, 9), ((2, 2, 8), 5, 127, -128), ((1, 13), 3, 0, 0))):
+    # K a multiple of 4 takes the Arm assembler step (native/q_linear_thumb.py): odd and even
+    # channel counts, a recurrent cell's 32 x 96, rows of 4, a clamped output
+    shapes = (
+        ((3, 20), 7, -4, 9, -128, 127),
+        ((2, 2, 8), 5, 127, -128, -128, 127),
+        ((1, 13), 3, 0, 0, -128, 127),
+        ((1, 32), 96, 5, -3, -128, 127),
+        ((5, 4), 2, -128, 10, 0, 100),
+    )
+    for i, (xs, o, zx, zo, lo, hi) in enumerate(shapes):
         k = xs[-1]
-        args = [q(*xs, seed=600 + i), q(o, k, seed=610 + i, lo=-127), bias(o, 620 + i), requant(o, 630 + i), zx, zo, -128, 127]
+        args = [q(*xs, seed=600 + i), q(o, k, seed=610 + i, lo=-127), bias(o, 620 + i), requant(o, 630 + i), zx, zo, lo, hi]
         cases.append(_packed("q linear %s x %d" % (list(xs), o), ("linear", args + [Out(xs[:-1] + (o,), I8)])))
     w = q(7, 19, seed=2)
     args = [
@@ -154,6 +163,8 @@ def elementwise_cases():
         _c("q add direct shift", "add", [a, b, 3, 3, -7, -2] + list(quant_ref.requant_params(0.37)) + [4, -128, 127, Out((2, 3, 5), I8)]),
         _c("q sub both negative", "add", [a, b, 0, -16384, 100, -16384, m, s, lim, 0, -100, 100, Out((2, 3, 5), I8)]),
         _c("q mul", "mul", [a, b, 5, -2, m2, s2, lim2, 1, -128, 127, Out((2, 3, 5), I8)]),
+        # a shift below 22 (one multiply), the product clamped at its limit both ways, a narrow output
+        _c("q mul direct shift", "mul", [a, b, -3, 7] + list(quant_ref.requant_params(0.37)) + [-2, -60, 90, Out((2, 3, 5), I8)]),
         _c("q clamp", "clamp", [a, -5, 40, Out((2, 3, 5), I8)]),
         Case(
             "q add error shapes",

@@ -47,4 +47,6 @@ def test_fast_paths_match_the_reference_and_cpython(target):
             want += "+dsp" if dots == "dsp" else ""
         elif name in DIRECT and dots == "viper":  # 3x3, 1-2 output channels per group: windows in place
             want = "native.q_conv_direct_viper._step"
+        elif name.startswith("linear") and dots != "viper":  # Thumb-2, K a multiple of 4: one assembler step
+            want = "native.q_linear_thumb._linear"
         assert step == want, (target, name, step, want)

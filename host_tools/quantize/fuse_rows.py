@@ -86,9 +86,13 @@ class RowPatterns:
         x, sx, zx = src
         if (sx, zx) == (so, zo):
             return src
+        table = quant_ref.lut_table(lambda r: r, sx, zx, so, zo)
+        lut = quant_ops.op("lut")
+        first = self.const(x.args[1]) if isinstance(x, torch.fx.Node) and x.op == "call_function" and x.target == lut else None
+        if first is not None:  # a table after a table (a fixed-scale sigmoid's output requantized): one table, the same integers
+            x, table = x.args[0], quant_ref.lut(first, table)
         with self.graph.inserting_before(before):
-            table = self.attr(quant_ref.lut_table(lambda r: r, sx, zx, so, zo), "lut")
-            new = self.graph.call_function(quant_ops.op("lut"), (x, table))
+            new = self.graph.call_function(lut, (x, self.attr(table, "lut")))
         self.fused.append("lut (requantize)")
         return new, so, zo
 

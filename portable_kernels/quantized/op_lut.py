@@ -3,14 +3,15 @@
 Any elementwise function of one int8 tensor (sigmoid, tanh, gelu, hardswish,
 silu, elu, ...): the host evaluates PyTorch's dequantize -> op -> quantize on
 all 256 input values (host_tools/quant_ref.lut_table), so the device result
-is that of the PT2E reference graph. The step does not allocate (viper:
-native/q_lut_viper.py).
+is that of the PT2E reference graph. The step does not allocate (Arm:
+native/q_lut_thumb.py; other native ports: native/q_lut_viper.py).
 """
 
 from mpy_et import noalloc
 from portable_kernels.quantized import requant as q_requant
 from portable_kernels.quantized.requant import check_int8
 from portable_kernels.util import checks
+from portable_kernels.util.emitters import HAS_THUMB
 
 
 def lut_out(x, table, out):
@@ -24,7 +25,10 @@ def lut_out(x, table, out):
     if out.numel == 0:
         return None
     if q_requant.use_viper:
-        from portable_kernels.native import q_lut_viper
+        if HAS_THUMB:  # Arm: the step is an assembler function
+            from portable_kernels.native import q_lut_thumb as q_lut_viper
+        else:
+            from portable_kernels.native import q_lut_viper
 
         return q_lut_viper.prepare_lut(x, table, out)
     return _lut, (x.data, table.data, out.data, out.numel)

@@ -9,7 +9,7 @@ is a step that walks a plan without allocating.
 from mpy_et import dtypes, noalloc
 from mpy_et.tensor import typed_view
 from portable_kernels.util import checks
-from portable_kernels.util.emitters import HAS_NATIVE
+from portable_kernels.util.emitters import HAS_NATIVE, HAS_THUMB
 
 
 def numel(sizes):
@@ -262,7 +262,17 @@ def copy_all(x, out):
     when there is nothing to copy."""
     if out.nbytes == 0:
         return None
-    return copy_one, (out.buffer, x.buffer)
+    return copy_range(x, 0, out, out.nbytes)
+
+
+def copy_range(x, a, out, nb):
+    """(step, ctx) copying nb bytes of x, from its byte a, to the start of out.
+    On Arm the step is an assembler function (native/copy_thumb.py)."""
+    if HAS_THUMB:
+        from portable_kernels.native import copy_thumb
+
+        return copy_thumb.prepare(out.buf, out.offset, x.buf, x.offset + a, nb)
+    return copy_one, (out.buffer[0:nb], x.buffer[a : a + nb])
 
 
 if HAS_NATIVE:  # the same function compiled by the native emitter (host_tools/codegen/native_variants.py)

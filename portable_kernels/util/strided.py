@@ -88,9 +88,8 @@ def gather(x, out, sizes, strides, offset, same_bytes=False):
     if step == 1 and nrows <= _MAX_SLICES:
         nb = n * unit_bytes
         starts = row_starts(plan, nrows)
-        if nrows == 1:  # one run (a slice of the last dim, a select): two views, no lists
-            a = offset * item + starts[0] * unit_bytes
-            return loops.copy_one, (out.buffer[0:nb], x.buffer[a : a + nb])
+        if nrows == 1:  # one run (a slice of the last dim, a select): no lists
+            return loops.copy_range(x, offset * item + starts[0] * unit_bytes, out, nb)
         return runs.copy_step(x, out, [(r * nb, offset * item + a * unit_bytes, nb) for r, a in enumerate(starts)])
     if HAS_NATIVE and item == 4 and addressable(x, out):  # words in viper: no boxing on 32-bit boards
         from portable_kernels.native import gather_words_viper
