@@ -121,12 +121,12 @@ str(r2, [r0, 32])
 mov(r0, 0)
 """
 
-# Thumb assembler (asm_thumb) of f32_arith_thumb and f32_sigmoid_thumb: round
-# T (r4: bit 31 set, a sticky bit in bit 0) * 2**(E - 158) (E in r6, below 255)
-# to float32 to nearest, ties to even (denormals below E = 1): leaves the
-# unsigned bits in r6, a rounding carry moved into the exponent (the caller
-# clamps an overflow to inf and adds the sign). Uses r5 and r7; labels NOTDEN,
-# RUP, NORND.
+# Thumb assembler (asm_thumb) of f32_arith_thumb, f32_sigmoid_thumb and
+# f32_mm_thumb: round T (r4: bit 31 set, a sticky bit in bit 0) * 2**(E - 158)
+# (E in r6, below 255) to float32 to nearest, ties to even (denormals below
+# E = 1): leaves the unsigned bits in r6, a rounding carry moved into the
+# exponent (the caller clamps an overflow to inf and adds the sign). Uses r5
+# and r7; labels NOTDEN, RUP, NORND.
 ROUND_T_THUMB = """\
 mov(r7, 8)
 cmp(r6, 1)
