@@ -77,3 +77,25 @@ def test_kernels_in_place_with_nan_and_inf(output):
         step, text = got[what]
         assert step == "run_rows", (what, step)
         assert text == repr(vals).replace("inf", "inf"), (what, text, vals)
+
+
+def test_flat_and_scalar_steps_with_nan_and_inf(output):
+    """Whole-tensor and scalar-operand steps (their own control arrays on
+    Thumb-2) stop at the first NaN / inf and the bytecode tail finishes."""
+    got = {}
+    for line in output[0].splitlines():
+        if line.startswith("FLAT "):
+            _, what, step, vals = line.split(" ", 3)
+            got[what] = (step, vals)
+    inf, nan = math.inf, math.nan
+    want = {
+        "add": [2.0, nan, inf, 4.5, 2.25, 1.0, 3.5, inf, 3.0],
+        "sub": [1.0, nan, -inf, 3.5, -1.75, -1.0, 2.5, inf, -1.0],
+        "mul": [0.75, nan, -inf, 2.0, 0.5, -0.0, 1.5, inf, 2.0],
+        "add.Scalar": [2.0, nan, -1.5, 4.5, 0.75, 0.5, 3.5, inf, 1.5],
+    }
+    assert sorted(got) == sorted(want), output[0][-2000:]
+    for what, vals in want.items():
+        step, text = got[what]
+        assert step != "run_rows", (what, step)
+        assert text == repr(vals), (what, text, vals)

@@ -10,7 +10,7 @@ import micropython
 
 from mpy_et import dtypes
 from mpy_et.tensor import Tensor
-from portable_kernels.op_add import add_out
+from portable_kernels.op_add import add_out, add_scalar_out
 from portable_kernels.op_mul import mul_out
 from portable_kernels.op_sub import sub_out
 from portable_kernels.util.f32_arith import native
@@ -52,3 +52,18 @@ for what, kernel in (("add", lambda x, y, z: add_out(x, y, 1, z)), ("sub", lambd
     step, ctx = kernel(x, y, x)  # in place, broadcast rows, NaN and inf mid-row
     step(ctx)
     print("KERNEL", what, step.__name__, values(x))
+
+# whole tensors (the flat step) and a scalar operand: the fast step stops at
+# the NaN / inf and the bytecode tail finishes
+inf = float("inf")
+xs = [1.5, nan, -2.0, 4.0, 0.25, -0.0, 3.0, inf, 1.0]
+for what, kernel in (("add", lambda x, y, z: add_out(x, y, 1, z)), ("sub", lambda x, y, z: sub_out(x, y, 1, z)), ("mul", mul_out)):
+    x = tensor([9], xs)
+    y = tensor([9], [0.5, 2.0, inf, 0.5, 2.0, 1.0, 0.5, 1.0, 2.0])
+    step, ctx = kernel(x, y, x)
+    step(ctx)
+    print("FLAT", what, step.__name__, values(x))
+x = tensor([9], xs)
+step, ctx = add_scalar_out(x, 0.5, 1, x)
+step(ctx)
+print("FLAT add.Scalar", step.__name__, values(x))
