@@ -64,3 +64,27 @@ def test_sigmoid_and_tanh_against_float64(target):
             want = _ref(x, op)
             u = _ulps(g, want)
             assert u <= 1, (target, op, x, _f32(g), want, u)
+
+
+@pytest.mark.parametrize("target", ["cortex-m3", "cortex-m7"])
+def test_kernel_steps_stop_at_nan_and_the_tail_finishes(target):
+    """op_sigmoid's and op_tanh's steps on the board (f32_sigmoid_thumb's own on
+    the Cortex-M3): elements before the NaN from the fast step, the rest from
+    the bytecode tail, in place."""
+    xs = _inputs()
+    out = run_code(target, open(RUNNER).read(), files={"xs.bin": struct.pack("<%df" % len(xs), *xs)}, timeout=120)
+    got = {line.split()[1]: line.split()[2:] for line in out.splitlines() if line.startswith("KERNEL ")}
+    assert sorted(got) == ["sigmoid", "tanh"], out[-500:]
+    vals = [0.0, 1.0, -2.0, 0.5, math.nan, 3.0, -math.inf, 20.0, -0.25]
+    for op, what in ((0, "sigmoid"), (1, "tanh")):
+        step, hexed = got[what]
+        if target == "cortex-m3":
+            assert step == what, (what, step)
+        ys = struct.unpack("<9f", bytes.fromhex(hexed))
+        for x, y in zip(vals, ys):
+            if math.isnan(x):
+                assert math.isnan(y), (what, x, y)
+            elif math.isinf(x):
+                assert y == (0.0 if op == 0 else -1.0), (what, x, y)
+            else:
+                assert abs(y - _ref(x, op)) <= 2e-7 * abs(_ref(x, op)) + 1e-30, (what, x, y)

@@ -56,6 +56,28 @@ def unary(a, o, n, op):
     return n - _unary(a, o, c)
 
 
+def sigmoid(ctx):
+    """op_sigmoid's step, ctx (x, o, n, exp, tail): _unary called directly
+    (one bytecode call per step); tail(ctx, k) finishes from the first
+    inf / NaN, element k, on."""
+    c = _CTL
+    c[0] = SIGMOID
+    c[1] = ctx[2]
+    left = _unary(ctx[0], ctx[1], c)
+    if left:
+        ctx[4](ctx, ctx[2] - left)
+
+
+def tanh(ctx):
+    """op_tanh's step, the same with TANH."""
+    c = _CTL
+    c[0] = TANH
+    c[1] = ctx[2]
+    left = _unary(ctx[0], ctx[1], c)
+    if left:
+        ctx[4](ctx, ctx[2] - left)
+
+
 @micropython.asm_thumb
 def _unary(r0, r1, r2):
     # r0 x cursor, r1 o cursor, r2 ctl (above), r3 the end of o; returns the
