@@ -33,7 +33,6 @@ MUL = 2
 _CTL = array("i", [0] * 8)  # [7]: the elements _binary left unwritten
 # the whole-tensor steps' own: [2..6] (offsets 0, strides 4) stay as written here
 _CTLF = array("i", [0, 0, 0, 0, 0, 4, 4, 0])
-_CTLS = array("i", [0, 0, 0, 0, 0, 4, 0, 0])  # the same with b at stride 0
 _SCALAR = array("f", [0.0])  # a .Scalar step's operand, stored before each call
 
 
@@ -53,9 +52,11 @@ def scalar(ctx):
     """The same with b a Python float (ctx[1]), stored into _SCALAR (float32)
     and read at stride 0."""
     _SCALAR[0] = ctx[1]
-    c = _CTLS
+    c = _CTL  # rare: the row steps' array, all of it written (no array of its own)
     c[0] = ctx[3]
     c[1] = ctx[4]
+    c[2] = c[3] = c[4] = c[6] = 0
+    c[5] = 4
     if _binary(ctx[0], _SCALAR, ctx[2], c):
         _whole_tail(ctx, _SCALAR, c, 0)
 
