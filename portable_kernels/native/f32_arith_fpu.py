@@ -21,30 +21,32 @@ SUB = 1
 MUL = 2
 
 _CTL = array("i", [0] * 7)
+# the whole-tensor steps' own: [2..6] (offsets 0, strides 4) stay as written here
+_CTLF = array("i", [0, 0, 0, 0, 0, 4, 4])
 _SCALAR = array("f", [0.0])  # a .Scalar step's operand, stored before each call
 
 
 def flat(ctx):
     """util/f32_arith's step over whole tensors, ctx (a, b, o, op, n). Few
     locals: MicroPython puts a frame of up to 11 words on the C stack, a
-    larger one on the heap (allocated and freed per call)."""
-    _whole(ctx, ctx[1], 4)
+    larger one on the heap (allocated and freed per call). Its own control
+    array, whose offsets and strides never change: two stores per call."""
+    c = _CTLF
+    c[0] = ctx[3]
+    c[1] = ctx[4]
+    _binary(ctx[0], ctx[1], ctx[2], c)
 
 
 def scalar(ctx):
     """The same with b a Python float (ctx[1]), stored into _SCALAR (float32)
     and read at stride 0."""
     _SCALAR[0] = ctx[1]
-    _whole(ctx, _SCALAR, 0)
-
-
-def _whole(ctx, b, sb4):
-    _CTL[0] = ctx[3]
-    _CTL[1] = ctx[4]
-    _CTL[2] = _CTL[3] = _CTL[4] = 0
-    _CTL[5] = 4
-    _CTL[6] = sb4
-    _binary(ctx[0], b, ctx[2], _CTL)
+    c = _CTL  # rare: the row steps' array, all of it written
+    c[0] = ctx[3]
+    c[1] = ctx[4]
+    c[2] = c[3] = c[4] = c[6] = 0
+    c[5] = 4
+    _binary(ctx[0], _SCALAR, ctx[2], c)
 
 
 def row(rctx, ia, ib, io):
