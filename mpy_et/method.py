@@ -428,8 +428,12 @@ class Method:
                     j += 1
         if at is not None:  # each jump's destination instruction -> the step it starts at
             at[n] = j
+            # which steps are jumps: only their results are step indices (an
+            # assembler step returns whatever is in r0: portable_kernels/native/thumb_steps.py)
+            self._jump_steps = bytearray(j)
             for k in jumps:
                 ctxs[k] = (ctxs[k][0], at[ctxs[k][1]])
+                self._jump_steps[k] = 1
         del steps[j:], ctxs[j:]  # calls that needed no step (shrinks in place)
         if self._loops is not None:
             self._counters = self._loops.counters
@@ -757,14 +761,14 @@ class Method:
         """_run for a method with control flow: a JumpFalseCall's step returns
         the step to continue at (backward only in map loops, which end: checked at load)."""
         i = self._reset_counters()
-        steps, ctxs = self._steps, self._ctxs
+        steps, ctxs, jump = self._steps, self._ctxs, self._jump_steps
         n = len(steps)
         locked = self.lock_heap
         try:
             try:
                 while i < n:
                     k = steps[i](ctxs[i])
-                    i = i + 1 if k is None else k
+                    i = k if jump[i] and k is not None else i + 1
             finally:
                 if locked:
                     heap_unlock()
@@ -785,7 +789,7 @@ class Method:
         """_run_jumps summing into each step's two ticks the time spent in it
         and how many times it ran (a step may run never or many times)."""
         i = self._reset_counters()
-        steps, ctxs = self._steps, self._ctxs
+        steps, ctxs, jump = self._steps, self._ctxs, self._jump_steps
         n = len(steps)
         locked = self.lock_heap
         ticks, clock, diff = tracer.ticks, ticks_us, ticks_diff
@@ -803,7 +807,7 @@ class Method:
                     j = k + 1 + 2 * i
                     ticks[j] += diff(clock(), t)
                     ticks[j + 1] += 1
-                    i = i + 1 if s is None else s
+                    i = s if jump[i] and s is not None else i + 1
                 ticks[k + 2 * n + 1] = clock()
             finally:
                 if locked:
