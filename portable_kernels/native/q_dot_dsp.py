@@ -11,9 +11,10 @@ SMLAD adds two 16 x 16 products per instruction: 22 instructions per 16
 multiply-accumulates. The bytes are unsigned (x + 128, w + 128: at most
 255, so every lane is a non-negative signed halfword and a product at most
 65025); the sums are q_dot_thumb's, below 2**31 (quantize/ref.check_viper_conv),
-so the result is the same integer. An odd last pixel is paired with the one
-before it (that one's dots are written again, the same values); a row of
-one pixel pairs it with itself. UXTB16, SMLAD and the wide loads are
+so the result is the same integer. An odd last pixel (or a row of one pixel)
+runs alone by two channels (15 instructions per 8 multiply-accumulates, not
+a pair's 24 with a repeated pixel: ds_cnn's 5-pixel rows); its odd channel
+pairs the pixel with itself. UXTB16, SMLAD and the wide loads are
 emitted with data(). Writes only acs and ctl's scratch; returns 0.
 """
 
@@ -52,15 +53,10 @@ def dots(r0, r1, r2, r3):
     ldr(r4, [r3, 16])
     cmp(r4, 1)
     bne(PAIRS)
-    ldr(r0, [r3, 24])  # one pixel left of several: pair it with the one before
-    ldr(r5, [r3, 4])
-    sub(r0, r0, r5)
-    str(r0, [r3, 24])
-    ldr(r0, [r3, 32])
-    sub(r0, r0, r6)
-    str(r0, [r3, 32])
-    b(PAIRS)
-    label(ONE)  # a row of one pixel: it pairs with itself
+    mov(r4, 0)  # one pixel left of several: alone (lr = -4 for the odd channel's loop)
+    sub(r4, 4)
+    mov(lr, r4)
+    label(ONE)  # a lone pixel: ctl[12] = 0 (its dots written once)
     mov(r6, 0)
     str(r6, [r3, 48])
     label(PAIRS)
@@ -69,6 +65,9 @@ def dots(r0, r1, r2, r3):
     str(r4, [r3, 20])  # channel pairs left
     cmp(r4, 0)
     beq(ODD)
+    ldr(r4, [r3, 48])
+    cmp(r4, 0)
+    beq(LPAIR)
     label(PAIR)
     data(2, 0x9B00)  # ldr r3, [sp, 0]
     ldr(r0, [r3, 24])
@@ -116,6 +115,41 @@ def dots(r0, r1, r2, r3):
     sub(r7, 1)
     str(r7, [r6, 20])
     bgt(PAIR)
+    b(ODD)
+    label(LPAIR)  # a lone pixel by two channels: 15 instructions per 8 multiply-accumulates
+    data(2, 0x9B00)  # ldr r3, [sp, 0]
+    ldr(r0, [r3, 24])
+    ldr(r4, [r3, 4])
+    add(r4, r0, r4)
+    mov(r12, r4)
+    mov(r2, 0)
+    mov(r3, 0)
+    label(LONE)
+    data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: 4 bytes of the pixel
+    data(2, 0xFA3F, 0xF796)  # uxtb16 r7, r6, ror #8
+    data(2, 0xFA3F, 0xF686)  # uxtb16 r6, r6
+    data(2, 0xF851, 0xAB04)  # ldr r10, [r1], #4: channel 0
+    data(2, 0xFA3F, 0xFB9A)  # uxtb16 r11, r10, ror #8
+    data(2, 0xFA3F, 0xFA8A)  # uxtb16 r10, r10
+    data(2, 0xFB26, 0x220A)  # smlad r2, r6, r10, r2
+    data(2, 0xFB27, 0x220B)  # smlad r2, r7, r11, r2
+    data(2, 0xF851, 0xAB04)  # ldr r10, [r1], #4: channel 1
+    data(2, 0xFA3F, 0xFB9A)  # uxtb16 r11, r10, ror #8
+    data(2, 0xFA3F, 0xFA8A)  # uxtb16 r10, r10
+    data(2, 0xFB26, 0x330A)  # smlad r3, r6, r10, r3
+    data(2, 0xFB27, 0x330B)  # smlad r3, r7, r11, r3
+    data(2, 0x4560)  # cmp r0, r12
+    blt(LONE)
+    data(2, 0x9E00)  # ldr r6, [sp, 0]
+    ldr(r7, [r6, 32])
+    str(r2, [r7, 0])
+    str(r3, [r7, 4])
+    add(r7, 8)
+    str(r7, [r6, 32])
+    ldr(r7, [r6, 20])
+    sub(r7, 1)
+    str(r7, [r6, 20])
+    bgt(LPAIR)
     label(ODD)
     data(2, 0x9B00)  # ldr r3, [sp, 0]
     ldr(r4, [r3, 40])
