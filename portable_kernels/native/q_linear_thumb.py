@@ -34,7 +34,8 @@ from portable_kernels.util import scratch
 def prepare(x, weight, channels, rows, k, o, zo, lo, hi, out):
     """(step, ctx) of a checked linear layer: rows x k int8 inputs (k a
     multiple of 4), o output channels."""
-    ctl = array("i", [at(x), at(weight), at(out), at(channels), k, o >> 1, o & 1, rows, zo, lo, hi, 0x7FFF] + [0] * 12)
+    # 12 words of operands and constants, then the step's own scratch words up to [100] (26 words in all)
+    ctl = array("i", [at(x), at(weight), at(out), at(channels), k, o >> 1, o & 1, rows, zo, lo, hi, 0x7FFF] + [0] * 14)
     return _linear, (ctl, scratch.rows("col", k), x.buf, weight.buf, channels.buf, out.buf)
 
 
