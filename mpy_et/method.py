@@ -388,7 +388,10 @@ class Method:
                     k -= 1
                     vals[k] = values[args[k]]
                 kernel = found[name]
-                _check_written(i, name, values[args[0] if name == _COPY_INDEX else args[-1]], self.program.buf)
+                # what it writes is not a constant (inline: a helper's frame would be heap-allocated per call)
+                w = values[args[0] if name == _COPY_INDEX else args[-1]]
+                if (isinstance(w, Tensor) and w.buf is self.program.buf) or isinstance(w, list):
+                    _check_written(i, name, w, self.program.buf)
                 if loops is not None:
                     loops.at(i, name, vals, values)
                 if kernel not in dim_orders.ANY and not dim_orders.accepts(kernel, vals):
