@@ -73,7 +73,9 @@ def _apply(r0):
     ldr(r5, [r3, 52])
     lsl(r4, r5)
     ldr(r5, [r3, 56])
-    sdiv(r0, r4, r5)  # toward zero; floor: one less when negative and inexact
+    data(
+        2, 0xFB94, 0xF0F5
+    )  # sdiv(r0, r4, r5), Thumb-2 only (data: the module also compiles for armv6m, where it is never used); toward zero; floor: one less when negative and inexact
     cmp(r4, 0)
     bge(FLOOR)
     mul(r5, r0)
