@@ -19,7 +19,7 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
-from portable_kernels.native.thumb_steps import control
+from portable_kernels.native.q_control_thumb import control
 
 
 def prepare_add(a, b, out, za, ma, zb, mb, m, s, lim, zo, lo, hi):

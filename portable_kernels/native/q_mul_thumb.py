@@ -18,7 +18,7 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
-from portable_kernels.native.thumb_steps import control
+from portable_kernels.native.q_control_thumb import control
 
 
 def prepare_mul(a, b, out, za, zb, m, s, lim, zo, lo, hi):

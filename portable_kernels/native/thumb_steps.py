@@ -15,11 +15,8 @@ Imported only where the port has @micropython.asm_thumb (emitters.HAS_THUMB).
 """
 
 # ruff: noqa: F821 (assembler mnemonics and registers)
-from array import array
 
 import micropython
-
-from portable_kernels.quantized.requant import SPLIT_FROM
 
 
 @micropython.asm_thumb
@@ -32,15 +29,3 @@ def address(r0):
 def at(t):
     """The address of tensor t's first element (at load)."""
     return address(t.buf) + t.offset
-
-
-def control(a, b, out, m, s, lim, zo, lo, hi):
-    """The control block of a two-input int8 elementwise step (q_add_thumb,
-    q_mul_thumb; the layout host_tools/codegen/blocks.py's requant_thumb
-    reads): [0] a [4] b [8] out [12] out's end [16] L [20] -L [24] M
-    [28] rounding half [32] shift [36] zo [40] lo [44] hi [48] split
-    [52] 0x7FFF. The caller appends its own words from [56]."""
-    split = 1 if s >= SPLIT_FROM else 0
-    sh, half = (s - 15, 1 << (s - 16)) if split else (s, 1 << (s - 1))
-    o = at(out)
-    return array("i", [at(a), at(b), o, o + out.numel, lim, -lim, m, half, sh, zo, lo, hi, split, 0x7FFF])
