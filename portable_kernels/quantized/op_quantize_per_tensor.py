@@ -14,6 +14,7 @@ from mpy_et import dtypes, noalloc
 from portable_kernels.quantized import requant as q_requant
 from portable_kernels.quantized.requant import check_int8
 from portable_kernels.util import checks
+from portable_kernels.util.emitters import HAS_THUMB
 
 
 def quantize_per_tensor_out(x, thresholds, buckets, scale, zero_point, qmin, qmax, out):
@@ -38,7 +39,10 @@ def quantize_per_tensor_out(x, thresholds, buckets, scale, zero_point, qmin, qma
     if out.numel == 0:
         return None
     if q_requant.use_viper:
-        from portable_kernels.native import q_quantize_viper
+        if HAS_THUMB:  # Arm: the same search in assembler, the step an assembler function
+            from portable_kernels.native import q_quantize_thumb as q_quantize_viper
+        else:
+            from portable_kernels.native import q_quantize_viper
 
         return q_quantize_viper.prepare(x, thresholds, buckets, levels, qmin, out)
     return _quantize, (x.buf, x.offset, out.data, out.numel, td, buckets.data, qmin)
