@@ -3,14 +3,16 @@ Float only. Allocation in the step: boxed floats only.
 
 float32 on ports with 64-bit native words (emitters.WIDE): f32_softmax_viper
 on the bit patterns (within 1 ulp, no float objects); from a row it refuses
-(NaN, +inf, |max| >= 2**21) on, the bytecode loop below finishes."""
+(NaN, +inf, |max| >= 2**21) on, the bytecode loop below finishes. With a
+single-precision FPU (emitters.FPU: Cortex-M4F / M7) f32_exp_fpu's step,
+an assembler function with FPU instructions (within a few ulp)."""
 
 import math
 
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, loops
-from portable_kernels.util.emitters import WIDE
+from portable_kernels.util.emitters import FPU, WIDE
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -22,6 +24,10 @@ def softmax_out(x, dim, half_to_float, out):
         from portable_kernels.native.f32_softmax_viper import softmax  # imported when first needed (load time)
 
         return _viper, (x.data, out.data, outer, span, inner, math.exp, softmax)
+    if FPU and x.dtype == dtypes.FLOAT and span >= 8 * inner and addressable(x, out):
+        from portable_kernels.native import f32_exp_fpu  # imported when first needed (load time)
+
+        return f32_exp_fpu.softmax(x, out, outer, span // inner, inner)
     return _softmax, (x.data, out.data) + geom + (math.exp,)
 
 
