@@ -12,7 +12,9 @@ boxed floats only.
 float32 on ports with 64-bit native words (emitters.WIDE): the passes over
 the elements run in f32_layer_norm_viper (exact fixed-point sums, no float
 object per element); per row only mean and rstd are Python floats. A row
-holding inf/NaN (or longer than 8,192) runs in bytecode.
+holding inf/NaN (or longer than 8,192) runs in bytecode. With a
+single-precision FPU (emitters.FPU: Cortex-M4F / M7) the whole step is
+f32_layer_norm_fpu's assembler function (float32 sums, as torch's kernel).
 """
 
 import math
@@ -20,7 +22,7 @@ import math
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, loops
-from portable_kernels.util.emitters import WIDE
+from portable_kernels.util.emitters import FPU, WIDE
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -48,14 +50,17 @@ def native_layer_norm_out(x, normalized_shape, weight, bias, eps, out0, out1, ou
     checks.out_shape(out0, x.sizes, what + " out0")
     stat_shape = tuple(x.sizes[: len(x.sizes) - k]) + (1,) * k
     stats = []
+    saved = []
     for t, name in ((out1, "out1"), (out2, "out2")):
         checks.is_tensor(t, "%s %s" % (what, name))
         if t.numel == 0 and tuple(t.sizes) != stat_shape:
             stats.append(None)
+            saved.append(None)
             continue
         checks.same_dtype(x, t)
         checks.out_shape(t, stat_shape, "%s %s" % (what, name))
         stats.append(t.data)
+        saved.append(t)
     rows = loops.numel(x.sizes[: len(x.sizes) - k])
     if rows == 0:
         return None
@@ -69,6 +74,10 @@ def native_layer_norm_out(x, normalized_shape, weight, bias, eps, out0, out1, ou
         flags = (1 if w is not None else 0) | (2 if b is not None else 0)
         fn = (lnv.stats, lnv.normalize, x.data if w is None else w, x.data if b is None else b, flags, [0] * 6)
         return _viper, (x.data, out0.data, rows, m, float(eps), w, b, stats[0], stats[1]) + fn
+    if FPU and x.dtype == dtypes.FLOAT and addressable(x, weight, bias, out0, saved[0], saved[1]):
+        from portable_kernels.native import f32_layer_norm_fpu  # imported when first needed (load time)
+
+        return f32_layer_norm_fpu.layer_norm(x, out0, rows, m, weight, bias, float(eps), saved[0], saved[1])
     return _layer_norm, (x.data, out0.data, rows, m, float(eps), w, b, stats[0], stats[1])
 
 

@@ -76,5 +76,7 @@ def _rows(x, o, outer, span, inner, exp, first):
             v = exp(x[i] - m)
             o[i] = v
             t += v
+        if t == 0.0:  # some ports' exp(nan) is 0: a row of -inf, or with +inf, is NaN in torch
+            t = float("nan")
         for i in range(s, e, inner):
             o[i] = o[i] / t
