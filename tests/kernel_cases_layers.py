@@ -171,8 +171,20 @@ def norm_cases():
     cases += [
         # torch's saved mean of a row holding inf is NaN (Welford's update), ours inf: out0 only
         Case("layer_norm inf and nan rows", LN, [special, [16], w, b, 1e-5, Out((4, 16)), Out((0,)), Out((0,))], atol=1e-5, rtol=1e-4),
-        Case("layer_norm nan row stats", LN, [special[[0, 2]], [16], w, b, 1e-5, Out((2, 16)), Out((2, 1)), Out((2, 1))], atol=1e-5, rtol=1e-4),
-        Case("layer_norm weight only 16", LN, [special[[0, 3]], [16], w, None, 1e-5, Out((2, 16)), Out((2, 1)), Out((2, 1))], atol=1e-5, rtol=1e-4),
+        Case(
+            "layer_norm nan row stats",
+            LN,
+            [special[[0, 2]], [16], w, b, 1e-5, Out((2, 16)), Out((2, 1)), Out((2, 1))],
+            atol=1e-5,
+            rtol=1e-4,
+        ),
+        Case(
+            "layer_norm weight only 16",
+            LN,
+            [special[[0, 3]], [16], w, None, 1e-5, Out((2, 16)), Out((2, 1)), Out((2, 1))],
+            atol=1e-5,
+            rtol=1e-4,
+        ),
     ]
     x = rnd(2, 4)
     cases += [
