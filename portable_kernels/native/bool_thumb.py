@@ -19,7 +19,7 @@ from array import array
 import micropython
 
 from mpy_et import noalloc
-from portable_kernels.native.thumb_steps import address, at
+from portable_kernels.native.thumb_steps import at
 
 
 def float_key(c):
