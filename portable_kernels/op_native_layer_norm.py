@@ -14,7 +14,9 @@ the elements run in f32_layer_norm_viper (exact fixed-point sums, no float
 object per element); per row only mean and rstd are Python floats. A row
 holding inf/NaN (or longer than 8,192) runs in bytecode. With a
 single-precision FPU (emitters.FPU: Cortex-M4F / M7) the whole step is
-f32_layer_norm_fpu's assembler function (float32 sums, as torch's kernel).
+f32_layer_norm_fpu's assembler function (float32 sums, as torch's kernel);
+on the other Thumb-2 boards (Cortex-M3) f32_layer_norm_thumb: exact integer
+sums in assembler, the elements in f32_arith_thumb's soft-float.
 """
 
 import math
@@ -22,7 +24,7 @@ import math
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, loops
-from portable_kernels.util.emitters import FPU, WIDE
+from portable_kernels.util.emitters import FPU, THUMB2, WIDE
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
 
@@ -78,6 +80,10 @@ def native_layer_norm_out(x, normalized_shape, weight, bias, eps, out0, out1, ou
         from portable_kernels.native import f32_layer_norm_fpu  # imported when first needed (load time)
 
         return f32_layer_norm_fpu.layer_norm(x, out0, rows, m, weight, bias, float(eps), saved[0], saved[1])
+    if THUMB2 and x.dtype == dtypes.FLOAT and m >= 8 and addressable(x, weight, bias, out0):
+        from portable_kernels.native import f32_layer_norm_thumb as lnt  # imported when first needed (load time)
+
+        return lnt.step, lnt.prepare(x.data, out0.data, rows, m, w, b, float(eps), stats[0], stats[1], _row)
     return _layer_norm, (x.data, out0.data, rows, m, float(eps), w, b, stats[0], stats[1])
 
 
