@@ -8,9 +8,10 @@ allocate). Thumb-1 instructions only; imported only where the port has
 @micropython.asm_thumb (emitters.HAS_THUMB). Runs in place from ROMFS.
 
 A float32 compares equal to a constant exactly when its bits do under a
-mask: every bit for a number, all but the sign for zero (-0.0 == 0.0), none
-for NaN with a value the masked bits never take (NaN equals nothing);
-a NaN's bits never equal a number's, so x == c needs no other test.
+mask (util/compare.py picks it): every bit for a number, all but the sign
+for zero (-0.0 == 0.0), none for NaN with a value the masked bits never take
+(NaN equals nothing); a NaN's bits never equal a number's, so x == c needs
+no other test.
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
@@ -22,19 +23,17 @@ from mpy_et import noalloc
 from portable_kernels.native.thumb_steps import at
 
 
-def float_key(c):
-    """(mask, value) with (bits(x) & mask) == value exactly when float32 x == c
-    (c a float32 value)."""
-    if c != c:
-        return 0, 1
-    if c == 0.0:
-        return 0x7FFFFFFF, 0
-    return -1, array("i", bytes(array("f", [c])))[0]
-
-
 def compare(x, o, mask, value, when_equal):
     """(step, ctx): o[i] = when_equal if (x[i]'s 32 bits & mask) == value else
-    not when_equal, over x's elements (4 bytes each) into bools."""
+    not when_equal, over x's elements (4 bytes each) into bools. mask None:
+    value is a float32 c, and the test is x == c."""
+    if mask is None:
+        if value != value:
+            mask, value = 0, 1  # NaN equals nothing
+        elif value == 0.0:
+            mask, value = 0x7FFFFFFF, 0  # -0.0 == 0.0
+        else:
+            mask, value = -1, array("i", bytes(array("f", [value])))[0]
     eq = 1 if when_equal else 0
     ctl = array("i", [at(x), at(o), o.numel, mask, value, (1 - eq) | eq << 8])
     return _compare, (ctl, x.buf, o.buf)

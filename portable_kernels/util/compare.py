@@ -50,12 +50,10 @@ def compare_scalar(a, other, out, what, step, equal=None):
         from portable_kernels.native import bool_thumb  # imported when first needed (load time)
 
         if a.dtype == dtypes.FLOAT:
-            mask, value = bool_thumb.float_key(c)
-        elif -0x80000000 <= c <= 0x7FFFFFFF:
-            mask, value = -1, c
-        else:
-            mask, value = 0, 1  # no int32 equals it
-        return bool_thumb.compare(a, out, mask, value, equal)
+            return bool_thumb.compare(a, out, None, c, equal)
+        if -0x80000000 <= c <= 0x7FFFFFFF:
+            return bool_thumb.compare(a, out, -1, c, equal)
+        return bool_thumb.compare(a, out, 0, 1, equal)  # no int32 equals c
     return step, (a.data, out.data, out.numel, c)
 
 
