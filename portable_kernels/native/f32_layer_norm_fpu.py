@@ -59,7 +59,9 @@ def _layer_norm(r0):
     label(ROW)
     ldr(r6, [r0, 8])
     cmp(r3, r6)
-    bge_w(DONE)
+    blt(NEXT_ROW)
+    b(DONE)
+    label(NEXT_ROW)
     mov(r6, 0)
     data(2, 0xEE00, 0x6A10)  # vmov s0, r6
     data(2, 0xEE01, 0x6A90)  # vmov s3, r6
