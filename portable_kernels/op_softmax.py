@@ -60,26 +60,18 @@ def _viper(ctx):
 
 
 def _thumb(ctx):
-    """Cortex-M3 rows: f32_rows_thumb.exps writes each row's exps as integers
-    and their 64-bit sum; scale writes e * R as float32, R = 2**(b + 31) // sum."""
+    """Cortex-M3 rows: f32_rows_thumb.exps, one call per row (a refused row in
+    bytecode)."""
     x, o, outer, span, inner, frt = ctx
     ctl = frt.CTL  # shared: [2] the row's length, [3] its byte stride
     ctl[2] = span // inner
     ctl[3] = 4 * inner
     exps = frt.exps
-    scale = frt.scale
     for r in range(outer * inner):
         b = r // inner
         ctl[0] = 4 * (b * span + r - b * inner)
         if exps(x, o, ctl):
             _rows(x, o, outer, span, inner, math.exp, r, r + 1)
-            continue
-        s = (ctl[5] & 0xFFFFFFFF) << 32 | (ctl[4] & 0xFFFFFFFF)
-        n = ctl[6]  # the sum's bit length
-        q = ((1 << (n + 31)) - 1) // s  # 2**31 <= q < 2**32
-        ctl[7] = q - 0x100000000 if q > 0x7FFFFFFF else q
-        ctl[8] = 159 - n
-        scale(o, ctl)
 
 
 def _softmax(ctx):

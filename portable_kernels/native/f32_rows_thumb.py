@@ -18,9 +18,9 @@ each x as the integer X = x * 2**24 (exact for |x| >= 1, else to within
 2**-24; the row is refused, returns 1, when an element is inf, NaN or
 |x| >= 64); t = (X - Xmax) * log2 e (Q24, SMULL); 2**t = 2**frac(t) (a
 degree-6 polynomial in Q30, relative error below 4e-9) >> -floor(t),
-written into out as an integer and summed in 64 bits (UMLAL). The caller
-takes R = (2**(b + 31) - 1) // sum (b: the sum's bit length); `scale`:
-out = e * R (UMULL) normalized with CLZ and rounded (half up) to float32,
+written into out as an integer and summed in 64 bits (UMLAL); then
+R = (2**63 - 1) // (the sum's top 32 bits) by shift-and-subtract, and
+out = e * R (UMULL) normalized with CLZ and rounded (half up) to float32:
 about 1e-8 relative to the exact softmax of the float32 inputs.
 """
 
@@ -33,7 +33,7 @@ import micropython
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
 # The control words every layer norm and softmax step shares (steps run one at a
-# time; each writes what it reads): layer norm [0 .. 6]; softmax [0 .. 8] and its
+# time; each writes what it reads): layer norm [0 .. 6]; softmax [0 .. 7] and its
 # constants [9 .. 16]: log2 e in Q30, then 2**f = c0 + c1 f + ... + c6 f**6 on
 # [0, 1) in Q30, c6 first (fitted at Chebyshev nodes); [17] scratch.
 CTL = array("i", [0, 0, 0, 0, 0, 0, 0, 0, 0, 1549082005, 234908, 1330132, 10398739, 59571654, 257945537, 744260848, 1073741827, 0])
@@ -116,13 +116,14 @@ def stats(r0, r1):
 
 @micropython.asm_thumb
 def exps(r0, r1, r2):
-    # r0 x, r1 o, r2 ctl: [0] the row's byte offset [8] n [12] byte stride;
-    # out: [16] [20] the sum (low, high) [24] its bit length; [36] log2 e
-    # [40 .. 64] c6 .. c0; [68] scratch. Returns 1 for a refused row.
+    # r0 x, r1 o, r2 ctl: [0] the row's byte offset [8] n [12] byte stride; [36] log2 e
+    # [40 .. 64] c6 .. c0; [28] [68] scratch. Returns 1 for a refused row.
     data(2, 0xE92D, 0x1F00)  # push.w {r8-r12}
+    ldr(r3, [r2, 0])
+    add(r6, r1, r3)
+    str(r6, [r2, 28])  # o's row
     sub(r1, r1, r0)
     str(r1, [r2, 68])  # o - x
-    ldr(r3, [r2, 0])
     add(r3, r3, r0)
     ldr(r5, [r2, 12])
     ldr(r4, [r2, 8])
@@ -147,6 +148,11 @@ def exps(r0, r1, r2):
     add(r1, r1, r5)
     cmp(r1, r4)
     blt(MAX)
+    b(MAXED)
+    label(REFUSE)
+    mov(r0, 1)
+    b(DONE)
+    label(MAXED)
     asr(r7, r0, 31)
     lsr(r7, r7, 1)
     eor(r0, r7)
@@ -200,9 +206,7 @@ def exps(r0, r1, r2):
     cmp(r3, r4)
     blt(EXPS)
     mov(r6, r8)
-    str(r6, [r2, 16])
     mov(r7, r9)
-    str(r7, [r2, 20])
     mov(r0, 64)
     cmp(r7, 0)
     bne(HIGH)
@@ -210,59 +214,62 @@ def exps(r0, r1, r2):
     mov(r7, r6)
     label(HIGH)
     data(2, 0xFAB7, 0xF187)  # clz r1, r7
-    sub(r0, r0, r1)
-    str(r0, [r2, 24])
-    mov(r0, 0)
-    b(DONE)
-    label(DECODE)  # r6: float32 bits (|x| < 64) -> X = x * 2**24 (to 2**-24); clobbers r7, r10
-    mov(r10, r6)
-    mov(r7, 1)
-    lsl(r7, r7, 31)
-    lsl(r6, r6, 8)
-    orr(r6, r7)
-    lsr(r6, r6, 8)  # the mantissa with its implicit bit
-    mov(r7, r10)
-    lsl(r7, r7, 1)
-    lsr(r7, r7, 24)
-    cmp(r7, 0)
-    bne(NORMAL)
-    mov(r6, r10)  # a denormal or zero: no implicit bit, exponent 1
-    lsl(r6, r6, 9)
-    lsr(r6, r6, 9)
-    mov(r7, 1)
-    label(NORMAL)
-    sub(r7, 126)
-    bmi(RIGHT)
-    lsl(r6, r7)
-    b(SIGN)
-    label(RIGHT)
-    neg(r7, r7)
-    lsr(r6, r7)
-    label(SIGN)
-    mov(r7, r10)
-    cmp(r7, 0)
-    bge(DECODED)
-    neg(r6, r6)
-    label(DECODED)
-    bx(lr)
-    label(REFUSE)
-    mov(r0, 1)
-    label(DONE)
-    data(2, 0xE8BD, 0x1F00)  # pop.w {r8-r12}
-
-
-@micropython.asm_thumb
-def scale(r0, r1):
-    # r0 o, r1 ctl: [0] the row's byte offset [8] n [12] byte stride [28] R [32] 159 - b
-    ldr(r2, [r1, 0])
-    add(r2, r2, r0)
-    ldr(r4, [r1, 12])
-    ldr(r3, [r1, 8])
+    sub(r0, r0, r1)  # b, the sum's bit length (31 or more: the max's 2**30)
+    mov(r6, r8)
+    mov(r7, r9)
+    cmp(r0, 32)
+    ble(SHORT)
+    mov(r1, 64)
+    sub(r1, r1, r0)
+    lsl(r7, r1)
+    mov(r1, r0)
+    sub(r1, 32)
+    lsr(r6, r1)
+    orr(r7, r6)  # the sum's top 32 bits
+    b(DIVIDE)
+    label(SHORT)
+    mov(r1, 32)
+    sub(r1, r1, r0)
+    lsl(r6, r1)
+    mov(r7, r6)
+    label(DIVIDE)  # R = (2**63 - 1) // top, 2**31 <= R < 2**32, a bit at a time
+    mov(r6, 1)
+    lsl(r6, r6, 31)
+    sub(r6, 1)  # the remainder: the numerator's high word
+    mov(r1, 0)
+    mov(r4, 32)
+    label(BIT)
+    lsl(r6, r6, 1)
+    bcs(OVER)
+    add(r6, 1)
+    cmp(r6, r7)
+    bcc(ZERO)
+    sub(r6, r6, r7)
+    lsl(r1, r1, 1)
+    add(r1, 1)
+    b(NEXT_BIT)
+    label(ZERO)
+    lsl(r1, r1, 1)
+    b(NEXT_BIT)
+    label(OVER)  # remainder + 2**32 > top
+    add(r6, 1)
+    sub(r6, r6, r7)
+    lsl(r1, r1, 1)
+    add(r1, 1)
+    label(NEXT_BIT)
+    sub(r4, 1)
+    bne(BIT)
+    mov(r5, r1)  # R
+    mov(r6, 159)
+    sub(r6, r6, r0)  # 159 - b
+    ldr(r4, [r2, 12])
+    ldr(r3, [r2, 8])
     mul(r3, r4)
-    add(r3, r3, r2)
-    ldr(r5, [r1, 28])
-    ldr(r6, [r1, 32])
-    label(LOOP)
+    ldr(r7, [r2, 28])
+    add(r3, r3, r7)
+    mov(r2, r7)
+    # out = e * R * 2**-(b + 31) as float32 (normalized with CLZ, rounded half up)
+    label(SCALE)
     ldr(r7, [r2, 0])
     cmp(r7, 0)
     beq(STORE)
@@ -298,5 +305,39 @@ def scale(r0, r1):
     str(r7, [r2, 0])
     add(r2, r2, r4)
     cmp(r2, r3)
-    blt(LOOP)
+    blt(SCALE)
     mov(r0, 0)
+    b(DONE)
+    label(DECODE)  # r6: float32 bits (|x| < 64) -> X = x * 2**24 (to 2**-24); clobbers r7, r10
+    mov(r10, r6)
+    mov(r7, 1)
+    lsl(r7, r7, 31)
+    lsl(r6, r6, 8)
+    orr(r6, r7)
+    lsr(r6, r6, 8)  # the mantissa with its implicit bit
+    mov(r7, r10)
+    lsl(r7, r7, 1)
+    lsr(r7, r7, 24)
+    cmp(r7, 0)
+    bne(NORMAL)
+    mov(r6, r10)  # a denormal or zero: no implicit bit, exponent 1
+    lsl(r6, r6, 9)
+    lsr(r6, r6, 9)
+    mov(r7, 1)
+    label(NORMAL)
+    sub(r7, 126)
+    bmi(RIGHT)
+    lsl(r6, r7)
+    b(SIGN)
+    label(RIGHT)
+    neg(r7, r7)
+    lsr(r6, r7)
+    label(SIGN)
+    mov(r7, r10)
+    cmp(r7, 0)
+    bge(DECODED)
+    neg(r6, r6)
+    label(DECODED)
+    bx(lr)
+    label(DONE)
+    data(2, 0xE8BD, 0x1F00)  # pop.w {r8-r12}
