@@ -17,7 +17,14 @@ RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device", "qua
 _CACHE = {}
 # depthwise layers whose every channel requantizes in one multiply (native/q_dw_step_thumb.py);
 # "depthwise 3x3" has one that does not, and keeps the step by planes
-DW_STEP = ("depthwise 3x3 s2", "depthwise 3x3 bands", "depthwise 3x3 s2 bands", "depthwise 3x3 s2, extremes")
+DW_STEP = (
+    "depthwise 3x3 s2",
+    "depthwise 3x3 bands",
+    "depthwise 3x3 s2 bands",
+    "depthwise 3x3 s2, extremes",
+    "depthwise 3x3 odd rows, batch 2, extremes",
+    "depthwise 3x3 pad 2 x 0, 7 wide",
+)
 DIRECT = ("conv 3x3 8 -> 1 (decoder)", "conv 3x3 s2 4 -> 4 grouped 2", "conv 3x3 s2 1 -> 8 (first layer)")
 
 
@@ -26,7 +33,7 @@ def _layers(target):
         code = open(RUNNER).read()
         out = run_code(target, code, timeout=300)
         rows = [line[6:].split("|") for line in out.splitlines() if line.startswith("LAYER ")]
-        assert len(rows) == 17, out[-2000:]
+        assert len(rows) == 19, out[-2000:]
         _CACHE[target] = {name: (step, total, same) for name, step, total, same in rows}
     return _CACHE[target]
 

@@ -36,6 +36,7 @@ from mpy_et import noalloc
 from portable_kernels.native.thumb_steps import at
 from portable_kernels.quantized.requant import requant
 from portable_kernels.util import scratch
+from portable_kernels.util.emitters import DSP
 
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
@@ -72,12 +73,13 @@ def prepare(x, weight, channels, geom, tail, out):
     fill = (hp * _ROW) // 4 + 1
     # [0] x [4] weights [8] out [12] channel table [16] planes [20] channels [24] h [28] w
     # [32] first interior byte [36] stride y * 64 [40] stride x [44] oh [48] ow [52] border
-    # word [56] zo [60] lo [64] hi [68] border words [72] kp [76] 0; scratch: [80] buffer
+    # word [56] zo [60] lo [64] hi [68] border words [72] kp [76] 1: pairs of pixels on the DSP
+    # extension; scratch: [80] buffer
     # [84] the next plane's input [88] its channel [92] planes left
     ctl = array(
         "i",
         [at(x), at(weight), at(out), at(channels), n * ch, ch, h, w, ph * _ROW + pw, sh * _ROW, sw, oh, ow, pad, zo, lo, hi]
-        + [fill, weight.sizes[1], 0, 0, 0, 0, 0],
+        + [fill, weight.sizes[1], 1 if DSP and sw == 1 else 0, 0, 0, 0, 0],
     )
     return dw3x3, (ctl, scratch.rows("col", 4 * fill), x.buf, weight.buf, out.buf, channels.buf)
 
@@ -102,13 +104,13 @@ def dw3x3(r0):
     ldr(r2, [r0, 56])
     add(r2, r2, r2)
     add(r2, 1)
-    data(2, 0x9201)  # str r2, [sp, #4]: 1 + 2 * zo
+    data(2, 0x9202)  # str r2, [sp, #8]: 1 + 2 * zo
     ldr(r2, [r0, 60])
-    data(2, 0x9202)  # str r2, [sp, #8]: lo
+    data(2, 0x9203)  # str r2, [sp, #12]: lo
     ldr(r2, [r0, 64])
-    data(2, 0x9203)  # str r2, [sp, #12]: hi
+    data(2, 0x9204)  # str r2, [sp, #16]: hi
     ldr(r2, [r0, 40])
-    data(2, 0x9204)  # str r2, [sp, #16]: stride x
+    data(2, 0x9209)  # str r2, [sp, #36]: stride x
     ldr(r2, [r0, 0])
     str(r2, [r0, 84])  # the next plane's input
     mov(r2, 0)
@@ -186,6 +188,7 @@ def dw3x3(r0):
     ldr(r0, [r1, 16])
     add(r2, r2, r0)
     data(2, 0x9200)  # str r2, [sp]: C + 128 * sum(w): the signed bytes' constant
+    data(2, 0x9201)  # str r2, [sp, #4]
     ldr(r2, [r1, 4])
     ldr(r0, [r1, 8])
     neg(r0, r0)
@@ -197,6 +200,86 @@ def dw3x3(r0):
     data(2, 0x9108)  # str r1, [sp, #32]: the first output row's first window
     ldr(r1, [r0, 44])
     data(2, 0x9107)  # str r1, [sp, #28]: output rows left
+    ldr(r1, [r0, 76])
+    cmp(r1, 0)
+    beq(ROW)
+    data(2, 0xEAC3, 0x4505)  # pkhbt r5, r3, r5, lsl #16: (w0, w2)
+    data(2, 0xEAC4, 0x4307)  # pkhbt r3, r4, r7, lsl #16: (w1, w4)
+    data(2, 0xEAC6, 0x4608)  # pkhbt r6, r6, r8, lsl #16: (w3, w5)
+    data(2, 0xEAC9, 0x470B)  # pkhbt r7, r9, r11, lsl #16: (w6, w8)
+    mov(r8, r3)
+    mov(r9, r10)  # w7
+    data(2, 0x9902)  # ldr r1, [sp, #8]
+    mov(r10, r1)
+    data(2, 0x9903)  # ldr r1, [sp, #12]
+    mov(r11, r1)
+    label(DROW)  # the DSP extension, stride x 1: two output pixels from each word of a window row
+    data(2, 0x9906)  # ldr r1, [sp, #24]
+    ldr(r1, [r1, 48])
+    data(2, 0x4471)  # add r1, lr
+    data(2, 0x9105)  # str r1, [sp, #20]: the end of the output row
+    data(2, 0x9808)  # ldr r0, [sp, #32]
+    label(PAIR)
+    data(2, 0xE9DD, 0x3400)  # ldrd r3, r4, [sp]: both accumulators start at C'
+    ldr(r2, [r0, 0])
+    data(2, 0xFA2F, 0xF182)  # sxtb16 r1, r2: (b0, b2)
+    data(2, 0xFA2F, 0xF292)  # sxtb16 r2, r2, ror #8: (b1, b3)
+    data(2, 0xFB21, 0x3305)  # smlad r3, r1, r5, r3: pixel 0: b0 w0 + b2 w2
+    data(2, 0xFB22, 0x4405)  # smlad r4, r2, r5, r4: pixel 1: b1 w0 + b3 w2
+    data(2, 0xFB12, 0x3308)  # smlabb r3, r2, r8, r3: b1 w1
+    data(2, 0xFB11, 0x4428)  # smlatb r4, r1, r8, r4: b2 w1
+    ldr(r2, [r0, 64])
+    data(2, 0xFA2F, 0xF182)  # sxtb16 r1, r2
+    data(2, 0xFA2F, 0xF292)  # sxtb16 r2, r2, ror #8
+    data(2, 0xFB21, 0x3306)  # smlad r3, r1, r6, r3
+    data(2, 0xFB22, 0x4406)  # smlad r4, r2, r6, r4
+    data(2, 0xFB12, 0x3318)  # smlabt r3, r2, r8, r3: b1 w4
+    data(2, 0xFB11, 0x4438)  # smlatt r4, r1, r8, r4: b2 w4
+    data(2, 0xF8D0, 0x2080)  # ldr.w r2, [r0, #128]
+    data(2, 0xFA2F, 0xF182)  # sxtb16 r1, r2
+    data(2, 0xFA2F, 0xF292)  # sxtb16 r2, r2, ror #8
+    data(2, 0xFB21, 0x3307)  # smlad r3, r1, r7, r3
+    data(2, 0xFB22, 0x4407)  # smlad r4, r2, r7, r4
+    data(2, 0xFB12, 0x3309)  # smlabb r3, r2, r9, r3: b1 w7
+    data(2, 0xFB11, 0x4429)  # smlatb r4, r1, r9, r4: b2 w7
+    data(2, 0xFB83, 0x120C)  # smull r1, r2, r3, r12
+    data(2, 0x4452)  # add r2, r10
+    asr(r2, r2, 1)
+    data(2, 0xFB84, 0x130C)  # smull r1, r3, r4, r12
+    data(2, 0x4453)  # add r3, r10
+    asr(r3, r3, 1)
+    data(2, 0x455A)  # cmp r2, r11
+    data(2, 0xBFB8)  # it lt
+    data(2, 0x465A)  # movlt r2, r11
+    data(2, 0x455B)  # cmp r3, r11
+    data(2, 0xBFB8)  # it lt
+    data(2, 0x465B)  # movlt r3, r11
+    data(2, 0x9904)  # ldr r1, [sp, #16]
+    cmp(r2, r1)
+    data(2, 0xBFC8)  # it gt
+    data(2, 0x460A)  # movgt r2, r1
+    cmp(r3, r1)
+    data(2, 0xBFC8)  # it gt
+    data(2, 0x460B)  # movgt r3, r1
+    data(2, 0xF80E, 0x2B01)  # strb r2, [lr], #1
+    data(2, 0x9905)  # ldr r1, [sp, #20]
+    data(2, 0x458E)  # cmp lr, r1
+    bge(DROWEND)  # an odd last pixel: its pair's second is not stored
+    data(2, 0xF80E, 0x3B01)  # strb r3, [lr], #1
+    add(r0, 2)
+    data(2, 0x458E)  # cmp lr, r1
+    blt(PAIR)
+    label(DROWEND)
+    data(2, 0x9906)  # ldr r1, [sp, #24]
+    ldr(r1, [r1, 36])
+    data(2, 0x9808)  # ldr r0, [sp, #32]
+    add(r0, r0, r1)
+    data(2, 0x9008)  # str r0, [sp, #32]
+    data(2, 0x9907)  # ldr r1, [sp, #28]
+    sub(r1, 1)
+    data(2, 0x9107)  # str r1, [sp, #28]
+    bgt(DROW)
+    b(PLANEEND)
     label(ROW)
     data(2, 0x9906)  # ldr r1, [sp, #24]
     ldr(r1, [r1, 48])
@@ -224,19 +307,19 @@ def dw3x3(r0):
     data(2, 0xF990, 0x1082)  # ldrsb.w r1, [r0, #130]
     data(2, 0xFB01, 0x220B)  # mla r2, r1, r11, r2
     data(2, 0xFB82, 0x120C)  # smull r1, r2, r2, r12: acc * M << (33 - s): the high word
-    data(2, 0x9901)  # ldr r1, [sp, #4]
+    data(2, 0x9902)  # ldr r1, [sp, #8]
     add(r2, r2, r1)
     asr(r2, r2, 1)  # zo + requant(acc)
-    data(2, 0x9902)  # ldr r1, [sp, #8]
+    data(2, 0x9903)  # ldr r1, [sp, #12]
     cmp(r2, r1)
     data(2, 0xBFB8)  # it lt
     data(2, 0x460A)  # movlt r2, r1
-    data(2, 0x9903)  # ldr r1, [sp, #12]
+    data(2, 0x9904)  # ldr r1, [sp, #16]
     cmp(r2, r1)
     data(2, 0xBFC8)  # it gt
     data(2, 0x460A)  # movgt r2, r1
     data(2, 0xF80E, 0x2B01)  # strb r2, [lr], #1
-    data(2, 0x9904)  # ldr r1, [sp, #16]
+    data(2, 0x9909)  # ldr r1, [sp, #36]
     add(r0, r0, r1)
     data(2, 0x9905)  # ldr r1, [sp, #20]
     data(2, 0x458E)  # cmp lr, r1
@@ -250,6 +333,7 @@ def dw3x3(r0):
     sub(r1, 1)
     data(2, 0x9107)  # str r1, [sp, #28]
     bgt(ROW)
+    label(PLANEEND)
     data(2, 0x9806)  # ldr r0, [sp, #24]
     ldr(r1, [r0, 88])
     add(r1, 1)
