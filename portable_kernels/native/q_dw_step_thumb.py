@@ -73,13 +73,13 @@ def prepare(x, weight, channels, geom, tail, out):
     fill = (hp * _ROW) // 4 + 1
     # [0] x [4] weights [8] out [12] channel table [16] planes [20] channels [24] h [28] w
     # [32] first interior byte [36] stride y * 64 [40] stride x [44] oh [48] ow [52] border
-    # word [56] zo [60] lo [64] hi [68] border words [72] kp [76] 1: pairs of pixels on the DSP
-    # extension; scratch: [80] buffer
-    # [84] the next plane's input [88] its channel [92] planes left
+    # word [56] zo [60] lo [64] hi [68] border words [72] kp [76] 1: the DSP extension's
+    # loops; scratch: [80] buffer [84] the next plane's input [88] its channel [92] planes
+    # left; [96] pixels per row taken in pairs (stride x 1)
     ctl = array(
         "i",
         [at(x), at(weight), at(out), at(channels), n * ch, ch, h, w, ph * _ROW + pw, sh * _ROW, sw, oh, ow, pad, zo, lo, hi]
-        + [fill, weight.sizes[1], 1 if DSP and sw == 1 else 0, 0, 0, 0, 0],
+        + [fill, weight.sizes[1], 1 if DSP else 0, 0, 0, 0, 0, ow & ~1 if sw == 1 else 0],
     )
     return dw3x3, (ctl, scratch.rows("col", 4 * fill), x.buf, weight.buf, out.buf, channels.buf)
 
@@ -91,7 +91,7 @@ def dw3x3(r0):
     ldr(r0, [r0, 0])
     ldr(r0, [r0, 12])  # the control words
     data(2, 0xE92D, 0x0F00)  # push.w {r8, r9, r10, r11}
-    data(2, 0xB08A)  # sub sp, #40
+    data(2, 0xB08E)  # sub sp, #56
     data(2, 0x9006)  # str r0, [sp, #24]
     str(r1, [r0, 80])
     ldr(r2, [r0, 52])
@@ -195,6 +195,7 @@ def dw3x3(r0):
     add(r0, 33)
     lsl(r2, r0)
     mov(r12, r2)  # M << (33 - s)
+    data(2, 0x920C)  # str r2, [sp, #48]
     data(2, 0x9806)  # ldr r0, [sp, #24]
     ldr(r1, [r0, 80])
     data(2, 0x9108)  # str r1, [sp, #32]: the first output row's first window
@@ -202,7 +203,9 @@ def dw3x3(r0):
     data(2, 0x9107)  # str r1, [sp, #28]: output rows left
     ldr(r1, [r0, 76])
     cmp(r1, 0)
-    beq(ROW)
+    bne(DSP)
+    b(ROW)  # beyond a conditional branch's reach
+    label(DSP)
     data(2, 0xEAC3, 0x4505)  # pkhbt r5, r3, r5, lsl #16: (w0, w2)
     data(2, 0xEAC4, 0x4307)  # pkhbt r3, r4, r7, lsl #16: (w1, w4)
     data(2, 0xEAC6, 0x4608)  # pkhbt r6, r6, r8, lsl #16: (w3, w5)
@@ -212,14 +215,21 @@ def dw3x3(r0):
     data(2, 0x9902)  # ldr r1, [sp, #8]
     mov(r10, r1)
     data(2, 0x9903)  # ldr r1, [sp, #12]
-    mov(r11, r1)
-    label(DROW)  # the DSP extension, stride x 1: two output pixels from each word of a window row
+    data(2, 0xEAC1, 0x4B01)  # pkhbt r11, r1, r1, lsl #16: (lo, lo)
+    data(2, 0x9904)  # ldr r1, [sp, #16]
+    data(2, 0xEAC1, 0x4101)  # pkhbt r1, r1, r1, lsl #16
+    data(2, 0x910A)  # str r1, [sp, #40]: (hi, hi)
+    label(DROW)  # the DSP extension: a window row's 4 bytes in one word
     data(2, 0x9906)  # ldr r1, [sp, #24]
-    ldr(r1, [r1, 48])
-    data(2, 0x4471)  # add r1, lr
-    data(2, 0x9105)  # str r1, [sp, #20]: the end of the output row
+    ldr(r2, [r1, 96])
+    data(2, 0x4472)  # add r2, lr
+    data(2, 0x9205)  # str r2, [sp, #20]: the end of the row's pairs
+    ldr(r2, [r1, 48])
+    data(2, 0x4472)  # add r2, lr
+    data(2, 0x920B)  # str r2, [sp, #44]: the end of the output row
     data(2, 0x9808)  # ldr r0, [sp, #32]
-    label(PAIR)
+    b(PTEST)
+    label(PAIR)  # stride x 1: two output pixels from each word
     data(2, 0xE9DD, 0x3400)  # ldrd r3, r4, [sp]: both accumulators start at C'
     ldr(r2, [r0, 0])
     data(2, 0xFA2F, 0xF182)  # sxtb16 r1, r2: (b0, b2)
@@ -248,27 +258,56 @@ def dw3x3(r0):
     data(2, 0xFB84, 0x130C)  # smull r1, r3, r4, r12
     data(2, 0x4453)  # add r3, r10
     asr(r3, r3, 1)
-    data(2, 0x455A)  # cmp r2, r11
-    data(2, 0xBFB8)  # it lt
-    data(2, 0x465A)  # movlt r2, r11
-    data(2, 0x455B)  # cmp r3, r11
-    data(2, 0xBFB8)  # it lt
-    data(2, 0x465B)  # movlt r3, r11
-    data(2, 0x9904)  # ldr r1, [sp, #16]
-    cmp(r2, r1)
-    data(2, 0xBFC8)  # it gt
-    data(2, 0x460A)  # movgt r2, r1
-    cmp(r3, r1)
-    data(2, 0xBFC8)  # it gt
-    data(2, 0x460B)  # movgt r3, r1
+    data(2, 0xF302, 0x020F)  # ssat r2, #16, r2
+    data(2, 0xF303, 0x030F)  # ssat r3, #16, r3
+    data(2, 0xEAC2, 0x4203)  # pkhbt r2, r2, r3, lsl #16: the pair as halfwords, clamped to [lo, hi] both at once
+    data(2, 0xFAD2, 0xF10B)  # ssub16 r1, r2, r11
+    data(2, 0xFAA2, 0xF28B)  # sel r2, r2, r11
+    data(2, 0x990A)  # ldr r1, [sp, #40]
+    data(2, 0xFAD2, 0xF301)  # ssub16 r3, r2, r1
+    data(2, 0xFAA1, 0xF282)  # sel r2, r1, r2
     data(2, 0xF80E, 0x2B01)  # strb r2, [lr], #1
+    lsr(r2, r2, 16)
+    data(2, 0xF80E, 0x2B01)  # strb r2, [lr], #1
+    add(r0, 2)
+    label(PTEST)
     data(2, 0x9905)  # ldr r1, [sp, #20]
     data(2, 0x458E)  # cmp lr, r1
-    bge(DROWEND)  # an odd last pixel: its pair's second is not stored
-    data(2, 0xF80E, 0x3B01)  # strb r3, [lr], #1
-    add(r0, 2)
-    data(2, 0x458E)  # cmp lr, r1
     blt(PAIR)
+    b(STEST)
+    label(SINGLE)  # one output pixel (stride x > 1, or a row's odd last)
+    data(2, 0x9B00)  # ldr r3, [sp]
+    ldr(r2, [r0, 0])
+    data(2, 0xFA2F, 0xF182)  # sxtb16 r1, r2
+    data(2, 0xFA2F, 0xF292)  # sxtb16 r2, r2, ror #8
+    data(2, 0xFB21, 0x3305)  # smlad r3, r1, r5, r3
+    data(2, 0xFB12, 0x3308)  # smlabb r3, r2, r8, r3
+    ldr(r2, [r0, 64])
+    data(2, 0xFA2F, 0xF182)  # sxtb16 r1, r2
+    data(2, 0xFA2F, 0xF292)  # sxtb16 r2, r2, ror #8
+    data(2, 0xFB21, 0x3306)  # smlad r3, r1, r6, r3
+    data(2, 0xFB12, 0x3318)  # smlabt r3, r2, r8, r3
+    data(2, 0xF8D0, 0x2080)  # ldr.w r2, [r0, #128]
+    data(2, 0xFA2F, 0xF182)  # sxtb16 r1, r2
+    data(2, 0xFA2F, 0xF292)  # sxtb16 r2, r2, ror #8
+    data(2, 0xFB21, 0x3307)  # smlad r3, r1, r7, r3
+    data(2, 0xFB12, 0x3309)  # smlabb r3, r2, r9, r3
+    data(2, 0xFB83, 0x120C)  # smull r1, r2, r3, r12
+    data(2, 0x4452)  # add r2, r10
+    asr(r2, r2, 1)
+    data(2, 0xF302, 0x020F)  # ssat r2, #16, r2
+    data(2, 0xFAD2, 0xF10B)  # ssub16 r1, r2, r11
+    data(2, 0xFAA2, 0xF28B)  # sel r2, r2, r11
+    data(2, 0x990A)  # ldr r1, [sp, #40]
+    data(2, 0xFAD2, 0xF301)  # ssub16 r3, r2, r1
+    data(2, 0xFAA1, 0xF282)  # sel r2, r1, r2
+    data(2, 0xF80E, 0x2B01)  # strb r2, [lr], #1
+    data(2, 0x9909)  # ldr r1, [sp, #36]
+    add(r0, r0, r1)
+    label(STEST)
+    data(2, 0x990B)  # ldr r1, [sp, #44]
+    data(2, 0x458E)  # cmp lr, r1
+    blt(SINGLE)
     label(DROWEND)
     data(2, 0x9906)  # ldr r1, [sp, #24]
     ldr(r1, [r1, 36])
@@ -278,14 +317,87 @@ def dw3x3(r0):
     data(2, 0x9907)  # ldr r1, [sp, #28]
     sub(r1, 1)
     data(2, 0x9107)  # str r1, [sp, #28]
-    bgt(DROW)
+    bgt(DAGAIN)
     b(PLANEEND)
+    label(DAGAIN)
+    b(DROW)
     label(ROW)
     data(2, 0x9906)  # ldr r1, [sp, #24]
-    ldr(r1, [r1, 48])
-    data(2, 0x4471)  # add r1, lr
-    data(2, 0x9105)  # str r1, [sp, #20]: the end of the output row
+    ldr(r2, [r1, 96])
+    data(2, 0x4472)  # add r2, lr
+    data(2, 0x9205)  # str r2, [sp, #20]: the end of the row's pairs
+    ldr(r2, [r1, 48])
+    data(2, 0x4472)  # add r2, lr
+    data(2, 0x920B)  # str r2, [sp, #44]: the end of the output row
     data(2, 0x9808)  # ldr r0, [sp, #32]
+    label(MPAIR)  # stride x 1: two output pixels, 12 byte loads (r12: the second's accumulator)
+    data(2, 0x9905)  # ldr r1, [sp, #20]
+    data(2, 0x458E)  # cmp lr, r1
+    bge(MPEND)
+    data(2, 0x9A00)  # ldr r2, [sp]
+    mov(r12, r2)
+    data(2, 0xF990, 0x1000)  # ldrsb.w r1, [r0]
+    data(2, 0xFB01, 0x2203)  # mla r2, r1, r3, r2
+    data(2, 0xF990, 0x1001)  # ldrsb.w r1, [r0, #1]
+    data(2, 0xFB01, 0x2204)  # mla r2, r1, r4, r2
+    data(2, 0xFB01, 0xCC03)  # mla r12, r1, r3, r12
+    data(2, 0xF990, 0x1002)  # ldrsb.w r1, [r0, #2]
+    data(2, 0xFB01, 0x2205)  # mla r2, r1, r5, r2
+    data(2, 0xFB01, 0xCC04)  # mla r12, r1, r4, r12
+    data(2, 0xF990, 0x1003)  # ldrsb.w r1, [r0, #3]
+    data(2, 0xFB01, 0xCC05)  # mla r12, r1, r5, r12
+    data(2, 0xF990, 0x1040)  # ldrsb.w r1, [r0, #64]
+    data(2, 0xFB01, 0x2206)  # mla r2, r1, r6, r2
+    data(2, 0xF990, 0x1041)  # ldrsb.w r1, [r0, #65]
+    data(2, 0xFB01, 0x2207)  # mla r2, r1, r7, r2
+    data(2, 0xFB01, 0xCC06)  # mla r12, r1, r6, r12
+    data(2, 0xF990, 0x1042)  # ldrsb.w r1, [r0, #66]
+    data(2, 0xFB01, 0x2208)  # mla r2, r1, r8, r2
+    data(2, 0xFB01, 0xCC07)  # mla r12, r1, r7, r12
+    data(2, 0xF990, 0x1043)  # ldrsb.w r1, [r0, #67]
+    data(2, 0xFB01, 0xCC08)  # mla r12, r1, r8, r12
+    data(2, 0xF990, 0x1080)  # ldrsb.w r1, [r0, #128]
+    data(2, 0xFB01, 0x2209)  # mla r2, r1, r9, r2
+    data(2, 0xF990, 0x1081)  # ldrsb.w r1, [r0, #129]
+    data(2, 0xFB01, 0x220A)  # mla r2, r1, r10, r2
+    data(2, 0xFB01, 0xCC09)  # mla r12, r1, r9, r12
+    data(2, 0xF990, 0x1082)  # ldrsb.w r1, [r0, #130]
+    data(2, 0xFB01, 0x220B)  # mla r2, r1, r11, r2
+    data(2, 0xFB01, 0xCC0A)  # mla r12, r1, r10, r12
+    data(2, 0xF990, 0x1083)  # ldrsb.w r1, [r0, #131]
+    data(2, 0xFB01, 0xCC0B)  # mla r12, r1, r11, r12
+    data(2, 0x990C)  # ldr r1, [sp, #48]
+    data(2, 0xFB82, 0x1201)  # smull r1, r2, r2, r1
+    data(2, 0x9902)  # ldr r1, [sp, #8]
+    add(r2, r2, r1)
+    asr(r2, r2, 1)
+    data(2, 0x990C)  # ldr r1, [sp, #48]
+    data(2, 0xFB8C, 0x1C01)  # smull r1, r12, r12, r1
+    data(2, 0x9902)  # ldr r1, [sp, #8]
+    data(2, 0x448C)  # add r12, r1
+    data(2, 0xEA4F, 0x0C6C)  # asr.w r12, r12, #1
+    data(2, 0x9903)  # ldr r1, [sp, #12]
+    cmp(r2, r1)
+    data(2, 0xBFB8)  # it lt
+    data(2, 0x460A)  # movlt r2, r1
+    data(2, 0x458C)  # cmp r12, r1
+    data(2, 0xBFB8)  # it lt
+    data(2, 0x468C)  # movlt r12, r1
+    data(2, 0x9904)  # ldr r1, [sp, #16]
+    cmp(r2, r1)
+    data(2, 0xBFC8)  # it gt
+    data(2, 0x460A)  # movgt r2, r1
+    data(2, 0x458C)  # cmp r12, r1
+    data(2, 0xBFC8)  # it gt
+    data(2, 0x468C)  # movgt r12, r1
+    data(2, 0xF80E, 0x2B01)  # strb r2, [lr], #1
+    data(2, 0xF80E, 0xCB01)  # strb r12, [lr], #1
+    add(r0, 2)
+    b(MPAIR)
+    label(MPEND)
+    data(2, 0x990C)  # ldr r1, [sp, #48]
+    mov(r12, r1)
+    b(STEST1)
     label(PIX)
     data(2, 0x9A00)  # ldr r2, [sp]
     data(2, 0xF990, 0x1000)  # ldrsb.w r1, [r0]
@@ -321,7 +433,8 @@ def dw3x3(r0):
     data(2, 0xF80E, 0x2B01)  # strb r2, [lr], #1
     data(2, 0x9909)  # ldr r1, [sp, #36]
     add(r0, r0, r1)
-    data(2, 0x9905)  # ldr r1, [sp, #20]
+    label(STEST1)
+    data(2, 0x990B)  # ldr r1, [sp, #44]
     data(2, 0x458E)  # cmp lr, r1
     blt(PIX)
     data(2, 0x9906)  # ldr r1, [sp, #24]
@@ -332,7 +445,8 @@ def dw3x3(r0):
     data(2, 0x9907)  # ldr r1, [sp, #28]
     sub(r1, 1)
     data(2, 0x9107)  # str r1, [sp, #28]
-    bgt(ROW)
+    ble(PLANEEND)
+    b(ROW)
     label(PLANEEND)
     data(2, 0x9806)  # ldr r0, [sp, #24]
     ldr(r1, [r0, 88])
@@ -349,7 +463,7 @@ def dw3x3(r0):
     ble(DONE)
     b(PLANE)
     label(DONE)
-    data(2, 0xB00A)  # add sp, #40
+    data(2, 0xB00E)  # add sp, #56
     data(2, 0xE8BD, 0x0F00)  # pop.w {r8, r9, r10, r11}
     mov(r0, 0)
 
