@@ -26,15 +26,8 @@ def prepare(x, weight, channels, geom, tail, out):
     scratch per channel), q_requant_thumb.rows requantizes. Same integers as
     the other steps: sum(xb * w) = sum(xb * wb) - 128 * sum(xb) (the table's
     constant is kept)."""
-    from portable_kernels.util.emitters import DSP, THUMB2
-
-    if THUMB2:  # one assembler step for every plane (native/q_dw_step_thumb.py), where it applies
-        from portable_kernels.native import q_dw_step_thumb
-
-        step = q_dw_step_thumb.prepare(x, weight, channels, geom, tail, out)
-        if step is not None:
-            return step
     from portable_kernels.native.q_dw_thumb import dw3x3, pad_plane
+    from portable_kernels.util.emitters import DSP
 
     if DSP:  # SMLAD on packed tap pairs (Cortex-M4 / M7)
         from portable_kernels.native.q_dw_dsp import dw3x3
