@@ -1,5 +1,5 @@
 """Arm Thumb-2 step of the int8 3x3 depthwise convolution (dilation 1; used
-by native/q_conv_dw3x3_thumb.prepare where emitters.THUMB2): one assembler
+by native/q_conv_viper.prepare where emitters.THUMB2): one assembler
 function, called directly as the step (native/thumb_steps.py: no bytecode
 frame, no viper driver, no call per channel plane), does every plane:
 
@@ -9,13 +9,19 @@ frame, no viper driver, no call per channel plane), does every plane:
   to 3 bytes past it, mended by one word of border);
 - the channel's 9 taps (the packed row's bytes - 128) sit in registers, and
   its constant is C' = C + 128 * sum(w) (the table's C is for x + 128);
-- every output pixel: its 9 bytes at fixed offsets (0, 1, 2, 64, ...), 9
-  MLA, then the requantization in one multiply:
+- the dots of a row's output pixels, each requantized in one multiply and
+  clamped to [lo, hi]:
 
       zo + requant(acc) = (hi32(acc * (M << (33 - s))) + 1 + 2 * zo) >> 1
 
   which is floor((acc * M + 2**(s-1)) / 2**s) + zo exactly (the low word
-  only adds a fraction below the rounding bit); clamped to [lo, hi].
+  only adds a fraction below the rounding bit). Without the DSP extension:
+  a pair of pixels (stride x 1) from 12 byte loads and 18 MLA, a single one
+  from 9 and 9. With it (Cortex-M4 / M7): a window row is one word, its
+  SXTB16 lanes (b0, b2), (b1, b3) meet the taps (w0, w2) with SMLAD and w1
+  with SMLABB / SMLATB, so a pair takes 3 loads and 12 multiplies and is
+  clamped as two halfwords at once (SSUB16 / SEL); a single pixel (stride
+  x 2, a row's odd last) 3 loads and 6.
 
 The +-L clamp of requant.requant is left out: prepare() takes this step
 only where, for every channel, no accumulator can reach L, or +-L already
@@ -24,7 +30,7 @@ chooses L: 257 or more), so that any accumulator beyond it saturates
 either way. prepare() returns None (the caller keeps its other
 step) when a channel's multiplier does not fit (s > 33 or M << (33 - s) >=
 2**31) or a padded row does not fit 64 bytes. Bit-identical to
-host_tools/quantize/ref.py. Runs in place from ROMFS. Does not allocate.
+host_tools/quantize/ref.py. Does not allocate.
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
