@@ -78,13 +78,15 @@ def prepare(x, weight, channels, geom, tail, out):
         pad -= 1 << 32
     fill = (hp * _ROW) // 4 + 1
     # [0] x [4] weights [8] out [12] channel table [16] planes [20] channels [24] h [28] w
-    # [32] first interior byte [36] stride y * 64 [40] stride x [44] oh [48] ow [52] border
+    # [32] first interior byte [36] from a row's end to the next row's first window (stride
+    # y * 64 - ow * stride x) [40] stride x [44] oh * ow [48] ow [52] border
     # word [56] zo [60] lo [64] hi [68] border words [72] kp [76] 1: the DSP extension's
     # loops; scratch: [80] buffer [84] the next plane's input [88] its channel [92] planes
     # left; [96] pixels per row taken in pairs (stride x 1)
     ctl = array(
         "i",
-        [at(x), at(weight), at(out), at(channels), n * ch, ch, h, w, ph * _ROW + pw, sh * _ROW, sw, oh, ow, pad, zo, lo, hi]
+        [at(x), at(weight), at(out), at(channels), n * ch, ch, h, w, ph * _ROW + pw, sh * _ROW - ow * sw, sw, oh * ow, ow]
+        + [pad, zo, lo, hi]
         + [fill, weight.sizes[1], 1 if DSP else 0, 0, 0, 0, 0, ow & ~1 if sw == 1 else 0],
     )
     return dw3x3, (ctl, scratch.rows("col", 4 * fill), x.buf, weight.buf, out.buf, channels.buf)
@@ -92,12 +94,16 @@ def prepare(x, weight, channels, geom, tail, out):
 
 @micropython.asm_thumb
 def dw3x3(r0):
+    # r0: the context's items ([0] the control words, [1] the "col" scratch). Stack words: [0], [4]
+    # C' [8] 1 + 2 * zo [12] lo [16] hi [20] the end of the row's pairs [24] the control words
+    # [28] the end of the plane's output [32] row to row [36] stride x [40] (hi, hi) [44] the end
+    # of the output row [48] M << (33 - s) [52] pixels per row in pairs [56] ow
     ldr(r1, [r0, 4])
     ldr(r1, [r1, 12])  # the "col" scratch's bytes (read at every call: it may have grown)
     ldr(r0, [r0, 0])
     ldr(r0, [r0, 12])  # the control words
     data(2, 0xE92D, 0x0F00)  # push.w {r8, r9, r10, r11}
-    data(2, 0xB08E)  # sub sp, #56
+    data(2, 0xB090)  # sub sp, #64
     data(2, 0x9006)  # str r0, [sp, #24]
     str(r1, [r0, 80])
     ldr(r2, [r0, 52])
@@ -117,6 +123,12 @@ def dw3x3(r0):
     data(2, 0x9204)  # str r2, [sp, #16]: hi
     ldr(r2, [r0, 40])
     data(2, 0x9209)  # str r2, [sp, #36]: stride x
+    ldr(r2, [r0, 36])
+    data(2, 0x9208)  # str r2, [sp, #32]: from a row's end to the next row's first window
+    ldr(r2, [r0, 96])
+    data(2, 0x920D)  # str r2, [sp, #52]: pixels per row taken in pairs
+    ldr(r2, [r0, 48])
+    data(2, 0x920E)  # str r2, [sp, #56]: ow
     ldr(r2, [r0, 0])
     str(r2, [r0, 84])  # the next plane's input
     mov(r2, 0)
@@ -203,11 +215,11 @@ def dw3x3(r0):
     mov(r12, r2)  # M << (33 - s)
     data(2, 0x920C)  # str r2, [sp, #48]
     data(2, 0x9806)  # ldr r0, [sp, #24]
-    ldr(r1, [r0, 80])
-    data(2, 0x9108)  # str r1, [sp, #32]: the first output row's first window
     ldr(r1, [r0, 44])
-    data(2, 0x9107)  # str r1, [sp, #28]: output rows left
+    data(2, 0x4471)  # add r1, lr
+    data(2, 0x9107)  # str r1, [sp, #28]: the end of the plane's output
     ldr(r1, [r0, 76])
+    ldr(r0, [r0, 80])  # the first output row's first window
     cmp(r1, 0)
     bne(DSP)
     b(ROW)  # beyond a conditional branch's reach
@@ -226,14 +238,12 @@ def dw3x3(r0):
     data(2, 0xEAC1, 0x4101)  # pkhbt r1, r1, r1, lsl #16
     data(2, 0x910A)  # str r1, [sp, #40]: (hi, hi)
     label(DROW)  # the DSP extension: a window row's 4 bytes in one word
-    data(2, 0x9906)  # ldr r1, [sp, #24]
-    ldr(r2, [r1, 96])
+    data(2, 0x9A0D)  # ldr r2, [sp, #52]
     data(2, 0x4472)  # add r2, lr
     data(2, 0x9205)  # str r2, [sp, #20]: the end of the row's pairs
-    ldr(r2, [r1, 48])
+    data(2, 0x9A0E)  # ldr r2, [sp, #56]
     data(2, 0x4472)  # add r2, lr
     data(2, 0x920B)  # str r2, [sp, #44]: the end of the output row
-    data(2, 0x9808)  # ldr r0, [sp, #32]
     b(PTEST)
     label(PAIR)  # stride x 1: two output pixels from each word
     data(2, 0xE9DD, 0x3400)  # ldrd r3, r4, [sp]: both accumulators start at C'
@@ -314,28 +324,21 @@ def dw3x3(r0):
     data(2, 0x990B)  # ldr r1, [sp, #44]
     data(2, 0x458E)  # cmp lr, r1
     blt(SINGLE)
-    label(DROWEND)
-    data(2, 0x9906)  # ldr r1, [sp, #24]
-    ldr(r1, [r1, 36])
-    data(2, 0x9808)  # ldr r0, [sp, #32]
-    add(r0, r0, r1)
-    data(2, 0x9008)  # str r0, [sp, #32]
+    data(2, 0x9908)  # ldr r1, [sp, #32]
+    add(r0, r0, r1)  # the next row's first window
     data(2, 0x9907)  # ldr r1, [sp, #28]
-    sub(r1, 1)
-    data(2, 0x9107)  # str r1, [sp, #28]
-    bgt(DAGAIN)
+    data(2, 0x458E)  # cmp lr, r1
+    blt(DAGAIN)
     b(PLANEEND)
     label(DAGAIN)
     b(DROW)
     label(ROW)
-    data(2, 0x9906)  # ldr r1, [sp, #24]
-    ldr(r2, [r1, 96])
+    data(2, 0x9A0D)  # ldr r2, [sp, #52]
     data(2, 0x4472)  # add r2, lr
     data(2, 0x9205)  # str r2, [sp, #20]: the end of the row's pairs
-    ldr(r2, [r1, 48])
+    data(2, 0x9A0E)  # ldr r2, [sp, #56]
     data(2, 0x4472)  # add r2, lr
     data(2, 0x920B)  # str r2, [sp, #44]: the end of the output row
-    data(2, 0x9808)  # ldr r0, [sp, #32]
     label(MPAIR)  # stride x 1: two output pixels, 12 byte loads (r12: the second's accumulator)
     data(2, 0x9905)  # ldr r1, [sp, #20]
     data(2, 0x458E)  # cmp lr, r1
@@ -443,15 +446,11 @@ def dw3x3(r0):
     data(2, 0x990B)  # ldr r1, [sp, #44]
     data(2, 0x458E)  # cmp lr, r1
     blt(PIX)
-    data(2, 0x9906)  # ldr r1, [sp, #24]
-    ldr(r1, [r1, 36])
-    data(2, 0x9808)  # ldr r0, [sp, #32]
-    add(r0, r0, r1)
-    data(2, 0x9008)  # str r0, [sp, #32]: stride y rows down
+    data(2, 0x9908)  # ldr r1, [sp, #32]
+    add(r0, r0, r1)  # the next row's first window
     data(2, 0x9907)  # ldr r1, [sp, #28]
-    sub(r1, 1)
-    data(2, 0x9107)  # str r1, [sp, #28]
-    ble(PLANEEND)
+    data(2, 0x458E)  # cmp lr, r1
+    bge(PLANEEND)
     b(ROW)
     label(PLANEEND)
     data(2, 0x9806)  # ldr r0, [sp, #24]
@@ -469,7 +468,7 @@ def dw3x3(r0):
     ble(DONE)
     b(PLANE)
     label(DONE)
-    data(2, 0xB00E)  # add sp, #56
+    data(2, 0xB010)  # add sp, #64
     data(2, 0xE8BD, 0x0F00)  # pop.w {r8, r9, r10, r11}
     mov(r0, 0)
 
