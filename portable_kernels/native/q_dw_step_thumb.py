@@ -19,9 +19,9 @@ frame, no viper driver, no call per channel plane), does every plane:
   a pair of pixels (stride x 1) from 12 byte loads and 18 MLA, a single one
   from 9 and 9. With it (Cortex-M4 / M7): a window row is one word, its
   SXTB16 lanes (b0, b2), (b1, b3) meet the taps (w0, w2) with SMLAD and w1
-  with SMLABB / SMLATB, so a pair takes 3 loads and 12 multiplies and is
-  clamped as two halfwords at once (SSUB16 / SEL); a single pixel (stride
-  x 2, a row's odd last) 3 loads and 6.
+  with SMLABB / SMLATB, so a pair takes 3 loads and 12 multiplies, is
+  clamped as two bytes at once (SSAT, SSUB8 / SEL) and stored as a
+  halfword; a single pixel (stride x 2, a row's odd last) 3 loads and 6.
 
 The +-L clamp of requant.requant is left out: prepare() takes this step
 only where, for every channel, no accumulator can reach L, or +-L already
@@ -96,8 +96,8 @@ def prepare(x, weight, channels, geom, tail, out):
 def dw3x3(r0):
     # r0: the context's items ([0] the control words, [1] the "col" scratch). Stack words: [0], [4]
     # C' [8] 1 + 2 * zo [12] lo [16] hi [20] the end of the row's pairs [24] the control words
-    # [28] the end of the plane's output [32] row to row [36] stride x [40] (hi, hi) [44] the end
-    # of the output row [48] M << (33 - s) [52] pixels per row in pairs [56] ow
+    # [28] the end of the plane's output [32] row to row [36] stride x [40] hi in bytes 0, 1
+    # [44] the end of the output row [48] M << (33 - s) [52] pixels per row in pairs [56] ow
     ldr(r1, [r0, 4])
     ldr(r1, [r1, 12])  # the "col" scratch's bytes (read at every call: it may have grown)
     ldr(r0, [r0, 0])
@@ -233,10 +233,11 @@ def dw3x3(r0):
     data(2, 0x9902)  # ldr r1, [sp, #8]
     mov(r10, r1)
     data(2, 0x9903)  # ldr r1, [sp, #12]
-    data(2, 0xEAC1, 0x4B01)  # pkhbt r11, r1, r1, lsl #16: (lo, lo)
+    data(2, 0xF361, 0x210F)  # bfi r1, r1, #8, #8
+    mov(r11, r1)  # lo in bytes 0 and 1
     data(2, 0x9904)  # ldr r1, [sp, #16]
-    data(2, 0xEAC1, 0x4101)  # pkhbt r1, r1, r1, lsl #16
-    data(2, 0x910A)  # str r1, [sp, #40]: (hi, hi)
+    data(2, 0xF361, 0x210F)  # bfi r1, r1, #8, #8
+    data(2, 0x910A)  # str r1, [sp, #40]: hi in bytes 0 and 1
     label(DROW)  # the DSP extension: a window row's 4 bytes in one word
     data(2, 0x9A0D)  # ldr r2, [sp, #52]
     data(2, 0x4472)  # add r2, lr
@@ -274,17 +275,15 @@ def dw3x3(r0):
     data(2, 0xFB84, 0x130C)  # smull r1, r3, r4, r12
     data(2, 0x4453)  # add r3, r10
     asr(r3, r3, 1)
-    data(2, 0xF302, 0x020F)  # ssat r2, #16, r2
-    data(2, 0xF303, 0x030F)  # ssat r3, #16, r3
-    data(2, 0xEAC2, 0x4203)  # pkhbt r2, r2, r3, lsl #16: the pair as halfwords, clamped to [lo, hi] both at once
-    data(2, 0xFAD2, 0xF10B)  # ssub16 r1, r2, r11
+    data(2, 0xF302, 0x0207)  # ssat r2, #8, r2
+    data(2, 0xF303, 0x0307)  # ssat r3, #8, r3
+    data(2, 0xF363, 0x220F)  # bfi r2, r3, #8, #8: the pair as bytes 0 and 1, clamped to [lo, hi] both at once
+    data(2, 0xFAC2, 0xF10B)  # ssub8 r1, r2, r11
     data(2, 0xFAA2, 0xF28B)  # sel r2, r2, r11
     data(2, 0x990A)  # ldr r1, [sp, #40]
-    data(2, 0xFAD2, 0xF301)  # ssub16 r3, r2, r1
+    data(2, 0xFAC2, 0xF301)  # ssub8 r3, r2, r1
     data(2, 0xFAA1, 0xF282)  # sel r2, r1, r2
-    data(2, 0xF80E, 0x2B01)  # strb r2, [lr], #1
-    lsr(r2, r2, 16)
-    data(2, 0xF80E, 0x2B01)  # strb r2, [lr], #1
+    data(2, 0xF82E, 0x2B02)  # strh r2, [lr], #2
     add(r0, 2)
     label(PTEST)
     data(2, 0x9905)  # ldr r1, [sp, #20]
@@ -311,11 +310,11 @@ def dw3x3(r0):
     data(2, 0xFB83, 0x120C)  # smull r1, r2, r3, r12
     data(2, 0x4452)  # add r2, r10
     asr(r2, r2, 1)
-    data(2, 0xF302, 0x020F)  # ssat r2, #16, r2
-    data(2, 0xFAD2, 0xF10B)  # ssub16 r1, r2, r11
+    data(2, 0xF302, 0x0207)  # ssat r2, #8, r2
+    data(2, 0xFAC2, 0xF10B)  # ssub8 r1, r2, r11
     data(2, 0xFAA2, 0xF28B)  # sel r2, r2, r11
     data(2, 0x990A)  # ldr r1, [sp, #40]
-    data(2, 0xFAD2, 0xF301)  # ssub16 r3, r2, r1
+    data(2, 0xFAC2, 0xF301)  # ssub8 r3, r2, r1
     data(2, 0xFAA1, 0xF282)  # sel r2, r1, r2
     data(2, 0xF80E, 0x2B01)  # strb r2, [lr], #1
     data(2, 0x9909)  # ldr r1, [sp, #36]
