@@ -104,6 +104,9 @@ LAYERS = [
     ("linear 64 -> 5, 1 row, extremes", (1, 64), (5, 64), None, None, None, None),
     ("pointwise 24 -> 7, 7 wide, extremes", (1, 24, 3, 7), (7, 24, 1, 1), (1, 1), (0, 0), (1, 1), 1),
     ("depthwise 3x3 s2, extremes", (1, 4, 7, 9), (4, 1, 3, 3), (2, 2), (1, 1), (1, 1), 4),
+    # stride 1, an odd row (ds_cnn's 25 x 5 maps): on the DSP extension the last pixel of a row is a pair's first
+    ("depthwise 3x3 odd rows, batch 2, extremes", (2, 3, 6, 5), (3, 1, 3, 3), (1, 1), (1, 1), (1, 1), 3),
+    ("depthwise 3x3 pad 2 x 0, 7 wide", (1, 2, 5, 7), (2, 1, 3, 3), (1, 1), (2, 0), (1, 1), 2),
 ]
 
 
@@ -151,13 +154,14 @@ def step_name(step, ctx):
     for mod in (
         "native.q_conv_dw_viper",
         "native.q_conv_dw3x3_thumb",
+        "native.q_dw_step_thumb",
         "native.q_conv_direct_viper",
         "native.q_conv_viper",
         "native.q_linear_thumb",
         "quantized.op_conv2d_packed",
     ):
         m = sys.modules.get("portable_kernels." + mod)
-        for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref", "_linear"):
+        for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref", "_linear", "dw3x3"):
             if m is not None and getattr(m, fn, None) is step:
                 if mod == "native.q_conv_viper":  # the dot kernel it calls: asm_thumb or viper
                     dots = "viper"
