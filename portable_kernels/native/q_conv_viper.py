@@ -65,6 +65,7 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     # when it runs (_fill: ~16k instructions on a Cortex-M3, ~350 bytes less kept per step).
     private = n * groups * opg * oh * ow * kn < _PRIVATE_MACS
     rq = None
+    ex = None  # armv7e-m with 4 or more channels a pass: the row's bytes expanded once (q_dot_dsp.expand)
     if HAS_THUMB:
         if DSP:  # armv7e-m: SMLAD, two pixels by two channels
             from portable_kernels.native.q_dot_dsp import dots
@@ -86,6 +87,12 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     cn = opg
     if rq is not None and ow * opg > _ACC_WORDS:
         cn = max(2, (_ACC_WORDS // ow) & ~1)
+    xcol = None
+    if DSP and rq is not None and cn >= 4:
+        from portable_kernels.native.q_dot_dsp import dotsx, expand
+
+        dots, ex = dotsx, expand
+        xcol = scratch.rows("xcol", (ow * kp) >> 1)  # 2 * ow * kp bytes
     vf = None  # the viper gather and requantization, imported only where a step uses them
     if gx is None or rq is None:
         from portable_kernels.native import q_conv_rows_viper
@@ -122,6 +129,8 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
         rqa,
         gx,
         vf,
+        xcol,
+        ex,
     )
     return _step, ctx
 
@@ -150,11 +159,11 @@ def _step(ctx):
     g = ctx[3]
     if g[27]:
         _fill(g, ctx[8], ctx[11], ctx[12])
-    _conv_rows(ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13])
+    _conv_rows(ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13], ctx[14], ctx[15])
 
 
 @micropython.viper
-def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dots, rq, rqobj, gx, vf):
+def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dots, rq, rqobj, gx, vf, xcolobj, ex):
     # objects, not pointers, are passed on: a pointer argument would be boxed as an int
     ctl = ptr32(ctlobj)  # noqa: F821
     g = ptr32(gobj)  # noqa: F821
@@ -191,6 +200,10 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
                     continue
                 # Arm: the row's output channels cn at a time (pairs stay whole: cn is even or all)
                 rc = ptr32(rqobj)  # noqa: F821
+                dcol = colobj
+                if ex:
+                    ex(colobj, xcolobj, ctlobj)
+                    dcol = xcolobj
                 j = 0
                 while j < opg:
                     c = cn
@@ -201,7 +214,7 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
                     ctl[3] = oc * kp
                     ctl[9] = c >> 1
                     ctl[10] = c & 1
-                    dots(colobj, wtobj, accobj, ctlobj)
+                    dots(dcol, wtobj, accobj, ctlobj)
                     rc[0] = 4 * c
                     rc[4] = c
                     rc[5] = table + oc * 32

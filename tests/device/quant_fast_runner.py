@@ -166,7 +166,7 @@ def step_name(step, ctx):
                     dots = "viper"
                     for name in ("dsp", "thumb"):
                         dm = sys.modules.get("portable_kernels.native.q_dot_" + name)
-                        if dm is not None and ctx[9] is dm.dots:
+                        if dm is not None and ctx[9] in (dm.dots, getattr(dm, "dotsx", None)):
                             dots = name
                     return "%s.%s+%s" % (mod, fn, dots)
                 if mod == "native.q_conv_dw3x3_thumb":  # its window kernel: SMLAD where the port has it
