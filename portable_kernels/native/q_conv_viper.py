@@ -159,7 +159,9 @@ def _step(ctx):
     g = ctx[3]
     if g[27]:
         _fill(g, ctx[8], ctx[11], ctx[12])
-    _conv_rows(ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13], ctx[14], ctx[15])
+    _conv_rows(
+        ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13], ctx[14], ctx[15]
+    )
 
 
 @micropython.viper
