@@ -399,3 +399,99 @@ def dotsx(r0, r1, r2, r3):
     data(2, 0xB004)  # add sp, #16
     data(2, 0xE8BD, 0x0F08)  # pop {r3, r8-r11}
     mov(r0, 0)
+
+
+@micropython.asm_thumb
+def pwx(r0, r1, r2):
+    # pwx(pctl, xcol, sxs): a pointwise convolution's (1x1, stride 1, no padding) pixels read
+    # straight from the input planes, no gather: pctl = int32 [pixels, plane, channels x
+    # plane, 0, address of channel 0 of the first pixel]; writes expand()'s lanes of the
+    # pixels (channels 4 at a time: two halfword loads per pixel pair and channel pair,
+    # PKHBT, x + 128 by EOR, UXTB16; ~21 instructions per 8 bytes) and each pixel's byte
+    # sum (at most 512 channels: the halfword lanes do not carry out). Returns 0.
+    data(2, 0xE92D, 0x0F00)  # push {r8-r11}
+    data(2, 0xB084)  # sub sp, #16: [sp] the pair's first byte (channel 0), [sp, 4] its sums, [sp, 8] pixels left, [sp, 12] channels x plane
+    ldr(r4, [r0, 16])
+    data(2, 0x9400)  # str r4, [sp]
+    data(2, 0x9201)  # str r2, [sp, #4]
+    ldr(r4, [r0, 0])
+    data(2, 0x9402)  # str r4, [sp, #8]
+    ldr(r4, [r0, 8])
+    data(2, 0x9403)  # str r4, [sp, #12]
+    ldr(r2, [r0, 4])  # plane (bytes between channels)
+    label(PAIRS)
+    data(2, 0x9C02)  # ldr r4, [sp, #8]
+    cmp(r4, 2)
+    blt(PLONE)
+    data(2, 0x9800)  # ldr r0, [sp]
+    data(2, 0x9B03)  # ldr r3, [sp, #12]
+    add(r3, r3, r0)
+    data(2, 0xF04F, 0x0C00)  # mov.w r12, #0
+    data(2, 0xF04F, 0x0E00)  # mov.w lr, #0
+    label(PL)
+    data(2, 0x8804)  # ldrh r4, [r0]: channel c of both pixels
+    data(2, 0x5A85)  # ldrh r5, [r0, r2]: c + 1
+    data(2, 0xEB00, 0x0042)  # add.w r0, r0, r2, lsl #1
+    data(2, 0xF8B0, 0xA000)  # ldrh r10, [r0]: c + 2
+    data(2, 0xF830, 0xB002)  # ldrh r11, [r0, r2]: c + 3
+    data(2, 0xEB00, 0x0042)  # add.w r0, r0, r2, lsl #1
+    data(2, 0xEAC4, 0x440A)  # pkhbt r4, r4, r10, lsl #16
+    data(2, 0xEAC5, 0x450B)  # pkhbt r5, r5, r11, lsl #16
+    data(2, 0xF084, 0x3480)  # eor r4, r4, #0x80808080: x + 128
+    data(2, 0xF085, 0x3580)  # eor r5, r5, #0x80808080
+    data(2, 0xFA3F, 0xF684)  # uxtb16 r6, r4: pixel 0: channels c, c + 2
+    data(2, 0xFA3F, 0xF785)  # uxtb16 r7, r5: c + 1, c + 3
+    data(2, 0xFA3F, 0xF894)  # uxtb16 r8, r4, ror #8: pixel 1
+    data(2, 0xFA3F, 0xF995)  # uxtb16 r9, r5, ror #8
+    data(2, 0xE8A1, 0x03C0)  # stm r1!, {r6-r9}
+    data(2, 0xFA9C, 0xFC46)  # uadd16 r12, r12, r6: the sums in halfword lanes (at most 512 channels: no carry out)
+    data(2, 0xFA9C, 0xFC47)  # uadd16 r12, r12, r7
+    data(2, 0xFA9E, 0xFE48)  # uadd16 lr, lr, r8
+    data(2, 0xFA9E, 0xFE49)  # uadd16 lr, lr, r9
+    data(2, 0x4298)  # cmp r0, r3
+    blt(PL)
+    data(2, 0xFA1F, 0xF48C)  # uxth r4, r12
+    data(2, 0xEB04, 0x441C)  # add.w r4, r4, r12, lsr #16
+    data(2, 0xFA1F, 0xF58E)  # uxth r5, lr
+    data(2, 0xEB05, 0x451E)  # add.w r5, r5, lr, lsr #16
+    data(2, 0x9E01)  # ldr r6, [sp, #4]
+    data(2, 0xE8E6, 0x4502)  # strd r4, r5, [r6], #8
+    data(2, 0x9601)  # str r6, [sp, #4]
+    data(2, 0x9800)  # ldr r0, [sp]
+    add(r0, 2)
+    data(2, 0x9000)  # str r0, [sp]
+    data(2, 0x9C02)  # ldr r4, [sp, #8]
+    sub(r4, 2)
+    data(2, 0x9402)  # str r4, [sp, #8]
+    b(PAIRS)
+    label(PLONE)
+    cmp(r4, 1)
+    bne(PDONE)
+    data(2, 0x9800)  # ldr r0, [sp]
+    data(2, 0x9B03)  # ldr r3, [sp, #12]
+    add(r3, r3, r0)
+    data(2, 0xF04F, 0x0C00)  # mov.w r12, #0
+    label(PL1)
+    data(2, 0x7804)  # ldrb r4, [r0]
+    data(2, 0x5C85)  # ldrb r5, [r0, r2]
+    data(2, 0xEB00, 0x0042)  # add.w r0, r0, r2, lsl #1
+    data(2, 0xF890, 0xA000)  # ldrb r10, [r0]
+    data(2, 0xF810, 0xB002)  # ldrb r11, [r0, r2]
+    data(2, 0xEB00, 0x0042)  # add.w r0, r0, r2, lsl #1
+    data(2, 0xEA44, 0x460A)  # orr.w r6, r4, r10, lsl #16
+    data(2, 0xEA45, 0x470B)  # orr.w r7, r5, r11, lsl #16
+    data(2, 0xF086, 0x1680)  # eor r6, r6, #0x00800080
+    data(2, 0xF087, 0x1780)  # eor r7, r7, #0x00800080
+    data(2, 0xE8E1, 0x6702)  # strd r6, r7, [r1], #8
+    data(2, 0xFA9C, 0xFC46)  # uadd16 r12, r12, r6
+    data(2, 0xFA9C, 0xFC47)  # uadd16 r12, r12, r7
+    data(2, 0x4298)  # cmp r0, r3
+    blt(PL1)
+    data(2, 0xFA1F, 0xF48C)  # uxth r4, r12
+    data(2, 0xEB04, 0x441C)  # add.w r4, r4, r12, lsr #16
+    data(2, 0x9E01)  # ldr r6, [sp, #4]
+    str(r4, [r6, 0])
+    label(PDONE)
+    data(2, 0xB004)  # add sp, #16
+    data(2, 0xE8BD, 0x0F00)  # pop {r8-r11}
+    mov(r0, 0)

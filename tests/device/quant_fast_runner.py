@@ -90,6 +90,8 @@ LAYERS = [
     ("depthwise 3x3 bands", (1, 2, 40, 36), (2, 1, 3, 3), (1, 1), (1, 1), (1, 1), 2),
     ("depthwise 3x3 s2 bands", (1, 2, 100, 50), (2, 1, 3, 3), (2, 2), (1, 1), (1, 1), 2),
     ("pointwise 16 -> 33", (1, 16, 7, 9), (33, 16, 1, 1), (1, 1), (0, 0), (1, 1), 1),
+    # grouped, and a plane of several runs of pixels on armv7e-m (q_conv_viper._prepare_pw)
+    ("pointwise grouped 2, 48 -> 12, 150 pixels", (1, 48, 5, 30), (12, 24, 1, 1), (1, 1), (0, 0), (1, 1), 2),
     ("conv 3x3 16 -> 16 (resnet)", (1, 16, 8, 8), (16, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
     ("conv 5x5 grouped 2", (2, 6, 11, 11), (10, 3, 5, 5), (1, 1), (2, 2), (1, 1), 2),
     ("linear 100 -> 37, 3 rows", (3, 100), (37, 100), None, None, None, None),
@@ -160,7 +162,7 @@ def step_name(step, ctx):
         "quantized.op_conv2d_packed",
     ):
         m = sys.modules.get("portable_kernels." + mod)
-        for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref", "_linear"):
+        for fn in ("_step", "_step_pw", "_step_thumb", "_step_3x3", "_conv_ref", "_linear"):
             if m is not None and getattr(m, fn, None) is step:
                 if mod == "native.q_conv_viper":  # the dot kernel it calls: asm_thumb or viper
                     dots = "viper"
