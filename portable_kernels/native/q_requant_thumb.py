@@ -202,6 +202,47 @@ def rows2(r0, r1, r2, r3):
     ldr(r4, [r3, 24])  # zo
     ldr(r3, [r3, 4])
     add(r3, r2, r3)  # end of the channel's output row
+    data(2, 0x2E20)  # cmp r6, #32: M' = M << (32 - s) where it fits a signed word and L * M >> s >= 257
+    bgt(SLOW)
+    data(2, 0xF1C6, 0x0420)  # rsb.w r4, r6, #32
+    data(2, 0xFA05, 0xFB04)  # lsl.w r11, r5, r4
+    data(2, 0xFA4B, 0xF404)  # asr.w r4, r11, r4
+    cmp(r4, r5)
+    bne(SLOWR)
+    data(2, 0xFBA7, 0xE40B)  # umull lr, r4, r7, r11: r4 = (L * M) >> s
+    data(2, 0xF8DD, 0xE000)  # ldr lr, [sp]
+    data(2, 0xF8DE, 0xE020)  # ldr.w lr, [lr, #32]: hi again
+    data(2, 0xF5B4, 0x7F80)  # cmp.w r4, #256: an accumulator beyond L saturates: clamping it changes nothing
+    ble(SLOWR)
+    mov(r5, r11)
+    data(2, 0xF8DD, 0xB000)  # ldr r11, [sp]
+    data(2, 0xF8DB, 0xB018)  # ldr.w r11, [r11, #24]: zo
+    label(FX)  # one SMULL: (acc * M' + 2**31) >> 32 is (acc * M + 2**(s-1)) >> s
+    ldr(r4, [r0, 0])
+    data(2, 0x4448)  # add r0, r9
+    data(2, 0xF851, 0x6B04)  # ldr r6, [r1], #4
+    data(2, 0xEBA4, 0x14C6)  # sub.w r4, r4, r6, lsl #7
+    data(2, 0x4444)  # add r4, r8: acc = C + dot - 128 * sum, not clamped
+    data(2, 0xFB84, 0x6405)  # smull r6, r4, r4, r5
+    data(2, 0xEB04, 0x74D6)  # add.w r4, r4, r6, lsr #31
+    data(2, 0x445C)  # add r4, r11
+    data(2, 0x4564)  # cmp r4, r12
+    data(2, 0xBFB8)  # it lt
+    data(2, 0x4664)  # movlt r4, r12
+    data(2, 0x4574)  # cmp r4, lr
+    data(2, 0xBFC8)  # it gt
+    data(2, 0x4674)  # movgt r4, lr
+    data(2, 0xF802, 0x4B01)  # strb r4, [r2], #1
+    cmp(r2, r3)
+    blt(FX)
+    b(CHEND)
+    label(SLOWR)
+    data(2, 0xF04F, 0x0B01)  # mov.w r11, #1: R again: 2**(s'-1)
+    data(2, 0xFA0B, 0xFB0A)  # lsl.w r11, r11, r10
+    data(2, 0xEA4F, 0x0B5B)  # lsr.w r11, r11, #1
+    label(SLOW)
+    data(2, 0x9C00)  # ldr r4, [sp]
+    ldr(r4, [r4, 24])  # zo
     cmp(r6, 22)  # s >= requant.SPLIT_FROM: the split multiply
     bge(SPLIT)
     data(2, 0xFA04, 0xF40A)  # lsl.w r4, r4, r10

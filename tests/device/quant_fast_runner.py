@@ -37,6 +37,8 @@ def requant_t(n):
         t.data[3 * c] = m
         t.data[3 * c + 1] = s
         t.data[3 * c + 2] = (1 << 29) if s >= 22 else ((1 << 30) - 1) // m
+        if c % 3 == 1:  # a limit below saturation: the clamped requantizations (no single multiply on Thumb-2)
+            t.data[3 * c + 2] = rnd(0, 3000)
     return t
 
 
