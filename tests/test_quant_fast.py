@@ -33,7 +33,7 @@ def _layers(target):
         code = open(RUNNER).read()
         out = run_code(target, code, timeout=300)
         rows = [line[6:].split("|") for line in out.splitlines() if line.startswith("LAYER ")]
-        assert len(rows) == 19, out[-2000:]
+        assert len(rows) == 20, out[-2000:]
         _CACHE[target] = {name: (step, total, same) for name, step, total, same in rows}
     return _CACHE[target]
 
@@ -59,6 +59,8 @@ def test_fast_paths_match_the_reference_and_cpython(target):
             want += "+dsp" if dots == "dsp" else ""
         elif name in DIRECT and dots == "viper":  # 3x3, 1-2 output channels per group: windows in place
             want = "native.q_conv_direct_viper._step"
+        elif name.startswith("pointwise") and dots == "dsp":  # 1x1: the pixels read in place (q_dot_dsp.pwx)
+            want = "native.q_conv_viper._step_pw+dsp"
         elif name.startswith("linear") and dots != "viper":  # Thumb-2, K a multiple of 4: one assembler step
             want = "native.q_linear_thumb._linear"
         assert step == want, (target, name, step, want)

@@ -32,11 +32,13 @@ def requant_t(n):
     t = Tensor(dtypes.INT, (n, 3))
     t.bind(bytearray(t.nbytes), 0)
     for c in range(n):
-        s = rnd(16, 30)
+        s = rnd(16, 40)  # the direct, split and split-with-a-shift-above-22 requantizations
         m = rnd(1 << 12, 1 << 15)
         t.data[3 * c] = m
         t.data[3 * c + 1] = s
         t.data[3 * c + 2] = (1 << 29) if s >= 22 else ((1 << 30) - 1) // m
+        if c % 3 == 1:  # a limit below saturation: the clamped requantizations (no single multiply on Thumb-2)
+            t.data[3 * c + 2] = rnd(0, 3000)
     return t
 
 
@@ -90,6 +92,8 @@ LAYERS = [
     ("depthwise 3x3 bands", (1, 2, 40, 36), (2, 1, 3, 3), (1, 1), (1, 1), (1, 1), 2),
     ("depthwise 3x3 s2 bands", (1, 2, 100, 50), (2, 1, 3, 3), (2, 2), (1, 1), (1, 1), 2),
     ("pointwise 16 -> 33", (1, 16, 7, 9), (33, 16, 1, 1), (1, 1), (0, 0), (1, 1), 1),
+    # grouped, and a plane of several runs of pixels on armv7e-m (q_conv_viper._prepare_pw)
+    ("pointwise grouped 2, 48 -> 12, 150 pixels", (1, 48, 5, 30), (12, 24, 1, 1), (1, 1), (0, 0), (1, 1), 2),
     ("conv 3x3 16 -> 16 (resnet)", (1, 16, 8, 8), (16, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
     ("conv 5x5 grouped 2", (2, 6, 11, 11), (10, 3, 5, 5), (1, 1), (2, 2), (1, 1), 2),
     ("linear 100 -> 37, 3 rows", (3, 100), (37, 100), None, None, None, None),
@@ -121,19 +125,22 @@ def run_layer(spec, fast):
                 t.data[i] = hi if t.data[i] & 1 else lo
     b = tensor(dtypes.INT, (ws[0],), -20000, 20000)
     rq = requant_t(ws[0])
-    zx, zo = rnd(-128, 127), rnd(-20, 20)
+    zx, zo = rnd(-128, 127), rnd(-100, 100)
+    # a fused ReLU's lower clamp on every other layer, an upper one on every third
+    lo = zo if len(name) & 1 else -128
+    hi = rnd(zo, 127) if len(name) % 3 == 0 else 127
     q_requant.use_viper = fast
     if stride is None:
         out = Tensor(dtypes.CHAR, (xs[0], ws[0]))
         out.bind(bytearray(out.numel), 0)
-        step, ctx = linear_packed_out(x, packed(w, 1), channel_table(w, b, rq, zx), zx, zo, -128, 127, out)
+        step, ctx = linear_packed_out(x, packed(w, 1), channel_table(w, b, rq, zx), zx, zo, lo, hi, out)
     else:
         oh = (xs[2] + 2 * padding[0] - dilation[0] * (ws[2] - 1) - 1) // stride[0] + 1
         ow = (xs[3] + 2 * padding[1] - dilation[1] * (ws[3] - 1) - 1) // stride[1] + 1
         out = Tensor(dtypes.CHAR, (xs[0], ws[0], oh, ow))
         out.bind(bytearray(out.numel), 0)
         ch = channel_table(w, b, rq, zx)
-        step, ctx = conv2d_packed_out(x, packed(w, groups), ch, ws[2:], stride, padding, dilation, groups, zx, zo, -128, 127, out)
+        step, ctx = conv2d_packed_out(x, packed(w, groups), ch, ws[2:], stride, padding, dilation, groups, zx, zo, lo, hi, out)
     try:
         import micropython
 
@@ -161,13 +168,13 @@ def step_name(step, ctx):
         "quantized.op_conv2d_packed",
     ):
         m = sys.modules.get("portable_kernels." + mod)
-        for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref", "_linear", "dw3x3"):
+        for fn in ("_step", "_step_pw", "_step_thumb", "_step_3x3", "_conv_ref", "_linear", "dw3x3"):
             if m is not None and getattr(m, fn, None) is step:
                 if mod == "native.q_conv_viper":  # the dot kernel it calls: asm_thumb or viper
                     dots = "viper"
                     for name in ("dsp", "thumb"):
                         dm = sys.modules.get("portable_kernels.native.q_dot_" + name)
-                        if dm is not None and ctx[9] is dm.dots:
+                        if dm is not None and ctx[9] in (dm.dots, getattr(dm, "dotsx", None)):
                             dots = name
                     return "%s.%s+%s" % (mod, fn, dots)
                 if mod == "native.q_conv_dw3x3_thumb":  # its window kernel: SMLAD where the port has it
