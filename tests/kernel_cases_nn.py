@@ -30,6 +30,9 @@ def conv_cases():
         ("3x3 groups 2", (1, 4, 6, 6), (6, 2, 3, 3), True, [1, 1], [1, 1], [1, 1], 2),
         ("3x3 depthwise", (1, 4, 6, 6), (4, 1, 3, 3), True, [1, 1], [1, 1], [1, 1], 4),
         ("3x3 depthwise x2 stride 2", (2, 3, 7, 7), (6, 1, 3, 3), False, [2, 2], [1, 1], [1, 1], 3),
+        # f32_conv_dw_fpu's (Cortex-M7): batches, no bias, uneven stride and padding
+        ("3x3 depthwise batch 2 no bias", (2, 5, 9, 8), (5, 1, 3, 3), False, [2, 1], [0, 2], [1, 1], 5),
+        ("3x3 depthwise pad 2 x 0 stride 3", (1, 3, 5, 7), (3, 1, 3, 3), True, [1, 3], [2, 0], [1, 1], 3),
         ("1x1", (1, 5, 4, 4), (3, 5, 1, 1), True, [1, 1], [0, 0], [1, 1], 1),
         ("1x1 stride 2", (1, 5, 5, 5), (3, 5, 1, 1), False, [2], [0], [1], 1),
         ("1x1 pad 1", (1, 2, 3, 3), (3, 2, 1, 1), True, [1, 1], [1, 1], [1, 1], 1),

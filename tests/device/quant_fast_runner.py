@@ -28,15 +28,17 @@ def tensor(dtype, sizes, lo, hi):
     return t
 
 
-def requant_t(n):
+def requant_t(n, low_limits=True):
     t = Tensor(dtypes.INT, (n, 3))
     t.bind(bytearray(t.nbytes), 0)
     for c in range(n):
-        s = rnd(16, 30)
+        s = rnd(16, 40)  # the direct, split and split-with-a-shift-above-22 requantizations
         m = rnd(1 << 12, 1 << 15)
         t.data[3 * c] = m
         t.data[3 * c + 1] = s
         t.data[3 * c + 2] = (1 << 29) if s >= 22 else ((1 << 30) - 1) // m
+        if low_limits and c % 3 == 1:  # a limit below saturation: the clamped requantizations (no single multiply on Thumb-2)
+            t.data[3 * c + 2] = rnd(0, 3000)
     return t
 
 
@@ -90,6 +92,8 @@ LAYERS = [
     ("depthwise 3x3 bands", (1, 2, 40, 36), (2, 1, 3, 3), (1, 1), (1, 1), (1, 1), 2),
     ("depthwise 3x3 s2 bands", (1, 2, 100, 50), (2, 1, 3, 3), (2, 2), (1, 1), (1, 1), 2),
     ("pointwise 16 -> 33", (1, 16, 7, 9), (33, 16, 1, 1), (1, 1), (0, 0), (1, 1), 1),
+    # grouped, and a plane of several runs of pixels on armv7e-m (q_conv_viper._prepare_pw)
+    ("pointwise grouped 2, 48 -> 12, 150 pixels", (1, 48, 5, 30), (12, 24, 1, 1), (1, 1), (0, 0), (1, 1), 2),
     ("conv 3x3 16 -> 16 (resnet)", (1, 16, 8, 8), (16, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
     ("conv 5x5 grouped 2", (2, 6, 11, 11), (10, 3, 5, 5), (1, 1), (2, 2), (1, 1), 2),
     ("linear 100 -> 37, 3 rows", (3, 100), (37, 100), None, None, None, None),
@@ -104,7 +108,12 @@ LAYERS = [
     ("linear 64 -> 5, 1 row, extremes", (1, 64), (5, 64), None, None, None, None),
     ("pointwise 24 -> 7, 7 wide, extremes", (1, 24, 3, 7), (7, 24, 1, 1), (1, 1), (0, 0), (1, 1), 1),
     ("depthwise 3x3 s2, extremes", (1, 4, 7, 9), (4, 1, 3, 3), (2, 2), (1, 1), (1, 1), 4),
+    # stride 1, an odd row (ds_cnn's 25 x 5 maps): on the DSP extension the last pixel of a row is a pair's first
+    ("depthwise 3x3 odd rows, batch 2, extremes", (2, 3, 6, 5), (3, 1, 3, 3), (1, 1), (1, 1), (1, 1), 3),
+    ("depthwise 3x3 pad 2 x 0, 7 wide", (1, 2, 5, 7), (2, 1, 3, 3), (1, 1), (2, 0), (1, 1), 2),
 ]
+
+FALLBACK_DW = ("depthwise 3x3", "depthwise 3x3 s2")
 
 
 def run_layer(spec, fast):
@@ -117,20 +126,25 @@ def run_layer(spec, fast):
             for i in range(t.numel):
                 t.data[i] = hi if t.data[i] & 1 else lo
     b = tensor(dtypes.INT, (ws[0],), -20000, 20000)
-    rq = requant_t(ws[0])
-    zx, zo = rnd(-128, 127), rnd(-20, 20)
+    # the 3x3 depthwise assembler step (q_dw_step_thumb) takes layers whose accumulator clamp changes
+    # nothing; two depthwise layers keep the low limits: the plane-by-plane step, its fallback
+    rq = requant_t(ws[0], not name.startswith("depthwise") or name in FALLBACK_DW)
+    zx, zo = rnd(-128, 127), rnd(-100, 100)
+    # a fused ReLU's lower clamp on every other layer, an upper one on every third
+    lo = zo if len(name) & 1 else -128
+    hi = rnd(zo, 127) if len(name) % 3 == 0 else 127
     q_requant.use_viper = fast
     if stride is None:
         out = Tensor(dtypes.CHAR, (xs[0], ws[0]))
         out.bind(bytearray(out.numel), 0)
-        step, ctx = linear_packed_out(x, packed(w, 1), channel_table(w, b, rq, zx), zx, zo, -128, 127, out)
+        step, ctx = linear_packed_out(x, packed(w, 1), channel_table(w, b, rq, zx), zx, zo, lo, hi, out)
     else:
         oh = (xs[2] + 2 * padding[0] - dilation[0] * (ws[2] - 1) - 1) // stride[0] + 1
         ow = (xs[3] + 2 * padding[1] - dilation[1] * (ws[3] - 1) - 1) // stride[1] + 1
         out = Tensor(dtypes.CHAR, (xs[0], ws[0], oh, ow))
         out.bind(bytearray(out.numel), 0)
         ch = channel_table(w, b, rq, zx)
-        step, ctx = conv2d_packed_out(x, packed(w, groups), ch, ws[2:], stride, padding, dilation, groups, zx, zo, -128, 127, out)
+        step, ctx = conv2d_packed_out(x, packed(w, groups), ch, ws[2:], stride, padding, dilation, groups, zx, zo, lo, hi, out)
     try:
         import micropython
 
@@ -151,19 +165,20 @@ def step_name(step, ctx):
     for mod in (
         "native.q_conv_dw_viper",
         "native.q_conv_dw3x3_thumb",
+        "native.q_dw_step_thumb",
         "native.q_conv_direct_viper",
         "native.q_conv_viper",
         "native.q_linear_thumb",
         "quantized.op_conv2d_packed",
     ):
         m = sys.modules.get("portable_kernels." + mod)
-        for fn in ("_step", "_step_thumb", "_step_3x3", "_conv_ref", "_linear"):
+        for fn in ("_step", "_step_pw", "_step_thumb", "_step_3x3", "_conv_ref", "_linear", "dw3x3"):
             if m is not None and getattr(m, fn, None) is step:
                 if mod == "native.q_conv_viper":  # the dot kernel it calls: asm_thumb or viper
                     dots = "viper"
                     for name in ("dsp", "thumb"):
                         dm = sys.modules.get("portable_kernels.native.q_dot_" + name)
-                        if dm is not None and ctx[9] is dm.dots:
+                        if dm is not None and ctx[9] in (dm.dots, getattr(dm, "dotsx", None)):
                             dots = name
                     return "%s.%s+%s" % (mod, fn, dots)
                 if mod == "native.q_conv_dw3x3_thumb":  # its window kernel: SMLAD where the port has it
