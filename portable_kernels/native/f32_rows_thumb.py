@@ -33,10 +33,10 @@ import micropython
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
 # The control words every layer norm and softmax step shares (steps run one at a
-# time; each writes what it reads): layer norm [0 .. 6]; softmax [0 .. 7] and its
-# constants [9 .. 16]: log2 e in Q30, then 2**f = c0 + c1 f + ... + c6 f**6 on
-# [0, 1) in Q30, c6 first (fitted at Chebyshev nodes); [17] scratch.
-CTL = array("i", [0, 0, 0, 0, 0, 0, 0, 0, 0, 1549082005, 234908, 1330132, 10398739, 59571654, 257945537, 744260848, 1073741827, 0])
+# time; each writes what it reads): layer norm [0 .. 6]; softmax [0 .. 5] and its
+# constants [7 .. 14]: log2 e in Q30, then 2**f = c0 + c1 f + ... + c6 f**6 on
+# [0, 1) in Q30, c6 first (fitted at Chebyshev nodes). 15 words: a 64-byte block.
+CTL = array("i", [0, 0, 0, 0, 0, 0, 0, 1549082005, 234908, 1330132, 10398739, 59571654, 257945537, 744260848, 1073741827])
 PAIR = array("f", [0.0, 0.0])  # layer norm's (mean, rstd) as f32_arith_thumb's operand
 
 
@@ -116,14 +116,14 @@ def stats(r0, r1):
 
 @micropython.asm_thumb
 def exps(r0, r1, r2):
-    # r0 x, r1 o, r2 ctl: [0] the row's byte offset [8] n [12] byte stride; [36] log2 e
-    # [40 .. 64] c6 .. c0; [28] [68] scratch. Returns 1 for a refused row.
+    # r0 x, r1 o, r2 ctl: [0] the row's byte offset [8] n [12] byte stride; [28] log2 e
+    # [32 .. 56] c6 .. c0; [16] [20] scratch. Returns 1 for a refused row.
     data(2, 0xE92D, 0x1F00)  # push.w {r8-r12}
     ldr(r3, [r2, 0])
     add(r6, r1, r3)
-    str(r6, [r2, 28])  # o's row
+    str(r6, [r2, 20])  # o's row
     sub(r1, r1, r0)
-    str(r1, [r2, 68])  # o - x
+    str(r1, [r2, 16])  # o - x
     add(r3, r3, r0)
     ldr(r5, [r2, 12])
     ldr(r4, [r2, 8])
@@ -168,7 +168,7 @@ def exps(r0, r1, r2):
     ldr(r6, [r3, 0])
     bl(DECODE)
     sub(r6, r6, r0)  # D = X - Xmax <= 0 (Q24)
-    ldr(r7, [r2, 36])
+    ldr(r7, [r2, 28])
     data(2, 0xFB86, 0x6707)  # smull r6, r7, r6, r7: D * log2 e (Q54)
     lsl(r7, r7, 2)
     lsr(r6, r6, 30)
@@ -177,7 +177,13 @@ def exps(r0, r1, r2):
     asr(r6, r6, 24)
     neg(r6, r6)  # -floor(t)
     mov(r10, r6)
-    ldr(r6, [r2, 40])
+    ldr(r6, [r2, 32])
+    ldr(r1, [r2, 36])
+    data(2, 0xFBA6, 0xC607)  # umull r12, r6, r6, r7
+    add(r6, r6, r1)
+    ldr(r1, [r2, 40])
+    data(2, 0xFBA6, 0xC607)  # umull r12, r6, r6, r7
+    add(r6, r6, r1)
     ldr(r1, [r2, 44])
     data(2, 0xFBA6, 0xC607)  # umull r12, r6, r6, r7
     add(r6, r6, r1)
@@ -189,16 +195,10 @@ def exps(r0, r1, r2):
     add(r6, r6, r1)
     ldr(r1, [r2, 56])
     data(2, 0xFBA6, 0xC607)  # umull r12, r6, r6, r7
-    add(r6, r6, r1)
-    ldr(r1, [r2, 60])
-    data(2, 0xFBA6, 0xC607)  # umull r12, r6, r6, r7
-    add(r6, r6, r1)
-    ldr(r1, [r2, 64])
-    data(2, 0xFBA6, 0xC607)  # umull r12, r6, r6, r7
     add(r6, r6, r1)  # 2**frac(t) (Q30)
     mov(r7, r10)
     lsr(r6, r7)  # 32 .. 255 places: 0
-    ldr(r1, [r2, 68])
+    ldr(r1, [r2, 16])
     add(r1, r1, r3)
     str(r6, [r1, 0])
     data(2, 0xFBE6, 0x890B)  # umlal r8, r9, r6, r11
@@ -265,7 +265,7 @@ def exps(r0, r1, r2):
     ldr(r4, [r2, 12])
     ldr(r3, [r2, 8])
     mul(r3, r4)
-    ldr(r7, [r2, 28])
+    ldr(r7, [r2, 20])
     add(r3, r3, r7)
     mov(r2, r7)
     # out = e * R * 2**-(b + 31) as float32 (normalized with CLZ, rounded half up)

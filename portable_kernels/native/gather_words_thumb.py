@@ -4,8 +4,8 @@ itself an assembler function called directly (native/thumb_steps.py: no
 bytecode frame; gather_words_viper's walk at about 6 instructions a word).
 The walk is loops.rows_plan's, written once into an int array at load: rows
 of n words, x stepped by `step` inside a row, an odometer over the outer
-dims between rows (a record of 4 words per outer dim: size, stride, back
-step, count). Thumb-1 instructions only; imported only where the port has
+dims between rows (a record of 3 words per outer dim: size, stride, count;
+the step back is stride * (size - 1)). Thumb-1 instructions only; imported only where the port has
 @micropython.asm_thumb (emitters.HAS_THUMB). Does not allocate.
 """
 
@@ -24,10 +24,10 @@ def prepare(x, out, plan, n, step, first=0):
     or None where a tensor's offset is not word-aligned."""
     if (x.offset | out.offset) & 3:
         return None
-    nd, sizes, sa, _, back_a, _, _, nrows, _ = plan
+    nd, sizes, sa, _, _, _, _, nrows, _ = plan
     ctl = [at(x) + 4 * first, at(out), nd, nrows, 4 * n, 4 * step]
     for d in range(nd):
-        ctl += [sizes[d], 4 * sa[d], 4 * back_a[d], 0]
+        ctl += [sizes[d], 4 * sa[d], 0]
     return _gather, (array("i", ctl), x.buf, out.buf)
 
 
@@ -35,20 +35,23 @@ def prepare(x, out, plan, n, step, first=0):
 def _gather(r0):
     # r0: the context's items; [0] the control array: [0] x [4] o [8] outer dims
     # [12] rows [16] a row's bytes [20] x's byte step in a row, then per outer
-    # dim from [24]: size, byte stride, byte back step, count
+    # dim from [24]: size, byte stride, count (12 bytes)
     ldr(r0, [r0, 0])
     ldr(r0, [r0, 12])
     mov(r4, r0)
     add(r4, 24)
     ldr(r6, [r0, 8])
-    lsl(r6, r6, 4)
+    mov(r7, r6)
+    lsl(r6, r6, 3)
+    lsl(r7, r7, 2)
+    add(r6, r6, r7)
     add(r6, r6, r4)
     mov(r5, 0)
     label(RESET)
-    sub(r6, 16)
+    sub(r6, 12)
     cmp(r6, r4)
     blt(RESET_DONE)
-    str(r5, [r6, 12])
+    str(r5, [r6, 8])
     b(RESET)
     label(RESET_DONE)
     ldr(r1, [r0, 0])
@@ -75,24 +78,30 @@ def _gather(r0):
     add(r4, 24)
     ldr(r6, [r0, 8])
     sub(r6, 1)
-    lsl(r6, r6, 4)
+    mov(r7, r6)
+    lsl(r6, r6, 3)
+    lsl(r7, r7, 2)
+    add(r6, r6, r7)
     add(r6, r6, r4)
     label(DIM)
-    ldr(r7, [r6, 12])
+    ldr(r7, [r6, 8])
     add(r7, 1)
     ldr(r5, [r6, 0])
     cmp(r7, r5)
     bge(CARRY)
-    str(r7, [r6, 12])
+    str(r7, [r6, 8])
     ldr(r5, [r6, 4])
     add(r1, r1, r5)
     b(ROW)
-    label(CARRY)
+    label(CARRY)  # back to the dim's first index: stride * (size - 1)
     mov(r7, 0)
-    str(r7, [r6, 12])
-    ldr(r5, [r6, 8])
+    str(r7, [r6, 8])
+    ldr(r5, [r6, 0])
+    sub(r5, 1)
+    ldr(r7, [r6, 4])
+    mul(r5, r7)
     sub(r1, r1, r5)
-    sub(r6, 16)
+    sub(r6, 12)
     cmp(r6, r4)
     bge(DIM)
     b(ROW)
