@@ -19,7 +19,7 @@ from portable_kernels.util import scratch
 # Thumb-2 only (dotsx, pwx): the module goes only to those dists
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 # the most bytes a run of pixels takes as dotsx's lanes
-_PW_BYTES = const(4096)
+_PW_BYTES = const(2048)
 _ACC_WORDS = const(512)  # q_conv_viper's
 
 

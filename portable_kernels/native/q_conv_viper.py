@@ -92,7 +92,8 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     if rq is not None and ow * opg > _ACC_WORDS:
         cn = max(2, (_ACC_WORDS // ow) & ~1)
     col = scratch.rows("col", ow * kp)
-    if DSP and gx is not None and cn >= 4:  # the row's bytes expanded once, dotted by dotsx
+    # the row's bytes expanded once, dotted by dotsx (at most 4 KB of lanes: RAM)
+    if DSP and gx is not None and cn >= 4 and ow * kp <= 2048:
         from portable_kernels.native import q_dot_dsp
 
         dots = q_dot_dsp.dotsx
