@@ -14,7 +14,9 @@ Regular / pointwise convolution and linear work one output row at a time:
 the gather writes the patch of every pixel of the row (kp bytes each, kp =
 patch length rounded up to 4, the tail left 0) and its byte sum; a dot
 kernel computes every (pixel, output channel) dot of the group into an
-int32 row (q_dot_dsp.dots with SMLAD on armv7e-m, q_dot_thumb.dots in Arm
+int32 row (q_dot_dsp.dots with SMLAD on armv7e-m, or q_dot_dsp.dotsx on the row
+expanded once into halfword lanes; a pointwise convolution there goes to
+native/q_conv_pw_viper.py; q_dot_thumb.dots in Arm
 Thumb assembly on other Arm ports, q_dots_viper.dots elsewhere; all read the
 packed channel pairs); the requantization writes the int8 outputs (q_requant_thumb.rows on Arm). The
 viper gather and requantization live in native/q_conv_rows_viper.py,
