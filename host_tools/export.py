@@ -8,7 +8,7 @@ from host_tools.lowering.fold_batch_norm import fold_batch_norm as fold_bn
 from host_tools.lowering.lower import UnsupportedOps, lower
 from host_tools.lowering.pool_pass import max_pool_without_indices
 from host_tools.lowering.serialize import serialize
-from host_tools.planning import memory_plan
+from host_tools.planning import memory_plan, views
 
 
 def supported_ops():
@@ -195,6 +195,8 @@ def export(
         replaced = [delegate_to(m, delegate) for _, m in irs]
         if report is not None:
             report["delegated"] = replaced[0]
+    for _, m in irs:  # copies of contiguous runs become views (planning/views.py)
+        views.alias_views(m, alignment)
     ir = irs[0][1]
     if report is not None:  # for the numeric debugger (host_tools/devtools/debug.py)
         report["graph"] = ep

@@ -12,9 +12,11 @@ import struct
 from mpy_et import dim_orders, dtypes, noalloc
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, loops
-from portable_kernels.util.emitters import HAS_NATIVE
+from portable_kernels.util.emitters import HAS_NATIVE, HAS_THUMB
 
-if HAS_NATIVE:
+if HAS_THUMB:  # the same rule in Arm assembler, called directly as the step
+    from portable_kernels.native import f32_clamp_thumb
+elif HAS_NATIVE:
     from array import array
 
     from portable_kernels.native.f32_clamp_viper import clamp as viper_clamp
@@ -60,6 +62,8 @@ def clamp_steps(x, out, lo, hi):
     if HAS_NATIVE and x.dtype == dtypes.FLOAT and out.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):  # smaller: bytecode
         lo_bits, hi_bits = _bits(lo), _bits(hi)
         if lo_bits is not False and hi_bits is not False:
+            if HAS_THUMB:
+                return f32_clamp_thumb.prepare(x, out, lo_bits, hi_bits)
             ctl = (0, 0) if lo is None else (1, _signed(lo_bits))
             ctl += (0, 0) if hi is None else (1, _signed(hi_bits))
             return _clamp_bits, (x.data, out.data, x.numel, array("i", ctl))

@@ -39,7 +39,7 @@ from mpy_et.port import const
 from mpy_et.tensor import addressable
 from portable_kernels.util import any_order, checks, scratch
 from portable_kernels.util.conv_rows import conv_rows, fill_plane
-from portable_kernels.util.emitters import HAS_NATIVE, THUMB2, WIDE
+from portable_kernels.util.emitters import FPU_DP, HAS_NATIVE, THUMB2, WIDE
 from portable_kernels.util.float_loops import release
 
 if WIDE:
@@ -127,6 +127,18 @@ def convolution_out(x, weight, bias, stride, padding, dilation, transposed, outp
         return any_order.conv2d(x, weight, bias, out, stride, padding, dilation, groups)
     ctl = (n, groups, oc // groups, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, 0 if bias is None else 1)
     k = cpg * kh * kw
+    if (
+        FPU_DP
+        and cpg == 1
+        and oc == groups > 1
+        and kh == kw == 3
+        and dh == dw == 1
+        and out.dtype == dtypes.FLOAT
+        and addressable(x, weight, bias, out)
+    ):
+        from portable_kernels.native import f32_conv_dw_fpu  # 3x3 depthwise on the Cortex-M7's FPU
+
+        return f32_conv_dw_fpu.prepare(x, weight, bias, out, ctl)
     if THUMB2 and not WIDE and out.dtype == dtypes.FLOAT and k <= _THUMB_TERMS and addressable(x, weight, bias, out):
         from portable_kernels.native import f32_conv_thumb
 

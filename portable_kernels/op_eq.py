@@ -10,7 +10,7 @@ def eq_tensor_out(a, b, out):
 
 
 def eq_scalar_out(a, other, out):
-    return compare.compare_scalar(a, other, out, "eq.Scalar", _eq_scalar)
+    return compare.compare_scalar(a, other, out, "eq.Scalar", _eq_scalar, True)
 
 
 def _eq(ctx):

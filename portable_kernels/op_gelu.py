@@ -6,14 +6,16 @@ float32 on ports with 64-bit native words (emitters.WIDE): the erf form in
 f32_gelu_viper (x * Phi(x)), the tanh form in f32_sigmoid_viper (x *
 sigmoid(2y)), on the bit patterns, within 1 ulp of the exact function (also
 where 1 + erf / 1 + tanh cancels in the bytecode loops); from an inf/NaN on,
-the bytecode loop finishes (in-place safe)."""
+the bytecode loop finishes (in-place safe). With a single-precision FPU
+(emitters.FPU: Cortex-M4F / M7) the erf form runs in f32_exp_fpu's
+assembler step (erfc to about 1e-7 relative, x * Phi(x))."""
 
 import math
 
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks
-from portable_kernels.util.emitters import WIDE
+from portable_kernels.util.emitters import FPU, WIDE
 from portable_kernels.util.floats import math_fn
 
 
@@ -27,6 +29,10 @@ def gelu_out(x, approximate, out):
         return _gelu_tanh, (x.data, out.data, x.numel, math.tanh)
     if approximate != "none":
         checks.fail("gelu: approximate must be 'none' or 'tanh', got %r" % (approximate,))
+    if FPU and x.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):
+        from portable_kernels.native import f32_exp_fpu  # imported when first needed (load time)
+
+        return f32_exp_fpu.gelu(x, out, x.numel)
     erf = math_fn("erf", "gelu (approximate='none'; export with approximate='tanh' instead)")
     if WIDE and x.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):
         from portable_kernels.native import f32_gelu_viper  # imported when first needed (load time)

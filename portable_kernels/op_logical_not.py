@@ -5,7 +5,7 @@ from portable_kernels.util import compare
 
 
 def logical_not_out(x, out):
-    return compare.unary_bool(x, out, "logical_not", _logical_not)
+    return compare.unary_bool(x, out, "logical_not", _logical_not, True)
 
 
 def _logical_not(ctx):

@@ -82,6 +82,10 @@ def viper_step(a, b, out, bias, ctl, build, args):
     k = ctl[2]
     if not HAS_NATIVE or out.dtype != dtypes.FLOAT or not 0 < k < 0x4000 or 0 in ctl[:4] or not addressable(a, b, out, bias):
         return build(*args)
+    if FPU_DP and not WIDE:  # the FPU's product never refuses an operand: its assembler step, no fallback
+        from portable_kernels.native.f32_mm_fpu import prepare
+
+        return prepare(a, b, out, bias, ctl)
     if WIDE:
         as_read = k > ROW_WORDS  # longer rows are decoded as read: scratch that does not grow with k
     elif k > _NARROW_ROWS:

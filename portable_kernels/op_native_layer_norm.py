@@ -12,17 +12,25 @@ boxed floats only.
 float32 on ports with 64-bit native words (emitters.WIDE): the passes over
 the elements run in f32_layer_norm_viper (exact fixed-point sums, no float
 object per element); per row only mean and rstd are Python floats. A row
-holding inf/NaN (or longer than 8,192) runs in bytecode.
+holding inf/NaN (or longer than 8,192) runs in bytecode. With a
+single-precision FPU (emitters.FPU: Cortex-M4F / M7) the whole step is
+f32_layer_norm_fpu's assembler function (float32 sums, as torch's kernel);
+on the other Thumb-2 boards (Cortex-M3) f32_rows_thumb.stats: exact integer
+sums in assembler, the elements in f32_arith_thumb's soft-float.
 """
 
 import math
 
 from mpy_et import dtypes
+from mpy_et.port import const
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, loops
-from portable_kernels.util.emitters import WIDE
+from portable_kernels.util.emitters import FPU, THUMB2, WIDE
 
 _FLOATS = (dtypes.FLOAT, dtypes.DOUBLE)
+_ADD = const(0)  # f32_arith_thumb's op codes
+_SUB = const(1)
+_MUL = const(2)
 
 
 def native_layer_norm_out(x, normalized_shape, weight, bias, eps, out0, out1, out2):
@@ -48,14 +56,17 @@ def native_layer_norm_out(x, normalized_shape, weight, bias, eps, out0, out1, ou
     checks.out_shape(out0, x.sizes, what + " out0")
     stat_shape = tuple(x.sizes[: len(x.sizes) - k]) + (1,) * k
     stats = []
+    saved = []
     for t, name in ((out1, "out1"), (out2, "out2")):
         checks.is_tensor(t, "%s %s" % (what, name))
         if t.numel == 0 and tuple(t.sizes) != stat_shape:
             stats.append(None)
+            saved.append(None)
             continue
         checks.same_dtype(x, t)
         checks.out_shape(t, stat_shape, "%s %s" % (what, name))
         stats.append(t.data)
+        saved.append(t)
     rows = loops.numel(x.sizes[: len(x.sizes) - k])
     if rows == 0:
         return None
@@ -69,6 +80,14 @@ def native_layer_norm_out(x, normalized_shape, weight, bias, eps, out0, out1, ou
         flags = (1 if w is not None else 0) | (2 if b is not None else 0)
         fn = (lnv.stats, lnv.normalize, x.data if w is None else w, x.data if b is None else b, flags, [0] * 6)
         return _viper, (x.data, out0.data, rows, m, float(eps), w, b, stats[0], stats[1]) + fn
+    if FPU and x.dtype == dtypes.FLOAT and addressable(x, weight, bias, out0, saved[0], saved[1]):
+        from portable_kernels.native import f32_layer_norm_fpu  # imported when first needed (load time)
+
+        return f32_layer_norm_fpu.layer_norm(x, out0, rows, m, weight, bias, float(eps), saved[0], saved[1])
+    if THUMB2 and x.dtype == dtypes.FLOAT and m >= 8 and addressable(x, weight, bias, out0):
+        from portable_kernels.native import f32_arith_thumb, f32_rows_thumb  # noqa: F401 (imported at load: _thumb's)
+
+        return _thumb, (x.data, out0.data, rows, m, float(eps), w, b, stats[0], stats[1], f32_rows_thumb)  # 10 items: 48 bytes
     return _layer_norm, (x.data, out0.data, rows, m, float(eps), w, b, stats[0], stats[1])
 
 
@@ -87,6 +106,43 @@ def _viper(ctx):
             rstd = 1.0 / math.sqrt(var + eps)
             f, e = math.frexp(ldexp(rstd, u) / m)
             normalize(x, o, i, m, wv, bv, flags, emax, s, int(f * 274877906944.0), e - 38)
+            if save_mean is not None:
+                save_mean[r] = mean
+            if save_rstd is not None:
+                save_rstd[r] = rstd
+        i += m
+
+
+def _thumb(ctx):
+    """Cortex-M3 rows: f32_rows_thumb.stats' exact integer sums, the elements
+    through f32_arith_thumb's soft-float ((x - mean) * rstd, * w, + b)."""
+    from portable_kernels.native.f32_arith_thumb import binary  # imported at load
+
+    x, o, rows, m, eps, w, b, save_mean, save_rstd, frt = ctx
+    ctl = frt.CTL
+    ms = frt.PAIR
+    row_stats = frt.stats
+    i = 0
+    for r in range(rows):
+        ctl[0] = 4 * i
+        ctl[1] = m
+        if row_stats(x, ctl):
+            _row(x, o, i, m, eps, w, b, save_mean, save_rstd, r)
+        else:
+            s = (ctl[4] << 32) | (ctl[3] & 0xFFFFFFFF)
+            q = (ctl[6] << 32) | (ctl[5] & 0xFFFFFFFF)
+            u = ctl[2] - 150  # x == X * 2**u
+            mean = math.ldexp(s, u) / m
+            rstd = 1.0 / math.sqrt(math.ldexp(m * q - s * s, 2 * u) / (m * m) + eps)
+            ms[0] = mean
+            ms[1] = rstd
+            # the float32 soft-float passes stop at an inf / NaN: then the bytecode row
+            if binary(x, ms, o, _SUB, m, i, 0, i, 1, 0) < m or binary(o, ms, o, _MUL, m, i, 1, i, 1, 0) < m:
+                _row(x, o, i, m, eps, w, b, save_mean, save_rstd, r)
+            elif (w is not None and binary(o, w, o, _MUL, m, i, 0, i, 1, 1) < m) or (
+                b is not None and binary(o, b, o, _ADD, m, i, 0, i, 1, 1) < m
+            ):
+                _row(x, o, i, m, eps, w, b, save_mean, save_rstd, r)
             if save_mean is not None:
                 save_mean[r] = mean
             if save_rstd is not None:

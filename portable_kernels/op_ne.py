@@ -10,7 +10,7 @@ def ne_tensor_out(a, b, out):
 
 
 def ne_scalar_out(a, other, out):
-    return compare.compare_scalar(a, other, out, "ne.Scalar", _ne_scalar)
+    return compare.compare_scalar(a, other, out, "ne.Scalar", _ne_scalar, False)
 
 
 def _ne(ctx):

@@ -10,13 +10,14 @@ loops.copy_view: int64 as int32 halves, floats boxed one per element.
 The step walks out in order and gathers from x with the permuted strides
 (loops.run_rows); 1-byte and 4-byte tensors are gathered in viper where the
 port has the emitter (native/gather_bytes_viper.py, gather_words_viper.py:
-on a 32-bit board a float32 moves as a word, never boxed).
+on a 32-bit board a float32 moves as a word, never boxed), 4-byte ones on
+Arm by gather_words_thumb's assembler step.
 """
 
 from mpy_et import dtypes, noalloc
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, loops, strided
-from portable_kernels.util.emitters import HAS_NATIVE
+from portable_kernels.util.emitters import HAS_NATIVE, HAS_THUMB
 
 
 def permute_copy_out(x, dims, out):
@@ -47,10 +48,13 @@ def permute_copy_out(x, dims, out):
     if plan[0] == 0 and step == 1:  # the identity permutation (up to size-1 dims)
         return loops.copy_all(x, out)
     if HAS_NATIVE and dtypes.itemsize(x.dtype) == 4 and addressable(x, out):
-        from portable_kernels.native import gather_words_viper
+        if HAS_THUMB:
+            from portable_kernels.native import gather_words_thumb as gather
+        else:
+            from portable_kernels.native import gather_words_viper as gather
 
         wplan, wn, wstep, _ = loops.rows_plan(sizes, [st[d] for d in perm], [0] * nd)
-        fast = gather_words_viper.prepare(x, out, wplan, wn, wstep)
+        fast = gather.prepare(x, out, wplan, wn, wstep)
         if fast is not None:
             return fast
     if HAS_NATIVE and dtypes.itemsize(x.dtype) == 1 and step >= 0:

@@ -2,17 +2,18 @@
 never overflows (MicroPython's math.exp raises past ~709).
 
 float32 on ports with 64-bit native words (emitters.WIDE): f32_sigmoid_viper
-on the bit patterns (within 1 ulp, no float objects); on other Thumb-2 boards
-(Cortex-M3, M7) f32_sigmoid_thumb's fixed point in assembler (its docstring
-gives its accuracy); from an inf/NaN on, the bytecode loop below finishes
-the tensor (in-place safe)."""
+on the bit patterns (within 1 ulp, no float objects); on a Cortex-M7
+(emitters.FPU_DP) f32_sigmoid_fpu's doubles, every input, in an assembler
+step; on other Thumb-2 boards (Cortex-M3) f32_sigmoid_thumb's fixed point
+in assembler (its docstring gives its accuracy); from an inf/NaN on, the
+bytecode loop below finishes the tensor (in-place safe)."""
 
 import math
 
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks
-from portable_kernels.util.emitters import THUMB2, WIDE
+from portable_kernels.util.emitters import FPU_DP, THUMB2, WIDE
 
 # Below this many elements the bytecode step is as fast and its context smaller.
 MIN_VIPER = 8
@@ -25,6 +26,10 @@ def sigmoid_out(x, out):
             from portable_kernels.native.f32_sigmoid_viper import unary
 
             return _viper, (x.data, out.data, x.numel, math.exp, unary)
+        if FPU_DP:
+            from portable_kernels.native import f32_sigmoid_fpu as m
+
+            return m.prepare(x, out, m.SIGMOID)
         from portable_kernels.native.f32_sigmoid_thumb import sigmoid  # its own step: one call less
 
         return sigmoid, (x.data, out.data, x.numel, math.exp, _tail)

@@ -3,6 +3,7 @@ given sizes, one out tensor each. Any dtype; each piece is a strided gather
 (util/strided.py) and the step does not allocate."""
 
 from portable_kernels.util import checks, strided
+from portable_kernels.util.emitters import HAS_THUMB
 
 
 def split_with_sizes_copy_out(x, split_sizes, dim, out, ret=None):
@@ -45,6 +46,12 @@ def pieces(x, d, sizes, outs, ret, what, keep_dim=True):
         return None
     if len(steps) == 1:
         return steps[0]
+    if HAS_THUMB:  # contiguous pieces on Arm: one assembler step copies them all
+        from portable_kernels.native import copy_thumb
+
+        merged = copy_thumb.merge(steps)
+        if merged is not None:
+            return merged
     return _run_all, steps
 
 

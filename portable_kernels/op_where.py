@@ -3,10 +3,14 @@ broadcast together. Without broadcasting one pass; otherwise two walks over
 out: other everywhere, then self where the condition holds. Values of one
 raw unit (strided.units_of: float32 and int32 on 64-bit ports) move as
 integers: nothing is boxed. Allocation: none for bool/int32 values and raw
-float32; boxed floats for other float values."""
+float32; boxed floats for other float values. On Arm, 32-bit values under a
+condition of out's shape, or of it with the last dim 1 (the attention's mask
+of fully masked rows), move in native/bool_thumb.where."""
 
 from mpy_et import dtypes
+from mpy_et.tensor import addressable
 from portable_kernels.util import checks, loops, strided
+from portable_kernels.util.emitters import HAS_THUMB
 
 
 def where_self_out(cond, a, b, out):
@@ -18,6 +22,11 @@ def where_self_out(cond, a, b, out):
     checks.out_shape(out, shape, what)
     if out.numel == 0:
         return None
+    run = _run(cond, a, b, out)
+    if run:
+        from portable_kernels.native import bool_thumb  # imported when first needed (load time)
+
+        return bool_thumb.where(cond, a, b, out, run)
     o, ad, bd = out.data, a.data, b.data
     if a.dtype == b.dtype == out.dtype and a.dtype in dtypes.FLOATING and strided.units_of(a.dtype) == 1:
         o, ad, bd = strided.raw_view(out)[0], strided.raw_view(a)[0], strided.raw_view(b)[0]
@@ -28,6 +37,25 @@ def where_self_out(cond, a, b, out):
         pick = loops.rows_ctx_to(_pick_row, (cond.data, ad, o), shape, cond, a)
         step, ctx = _where_broadcast, (fill, pick)
     return step, ctx
+
+
+def _run(cond, a, b, out):
+    """On Arm, for 32-bit a, b and out of one shape with cond of that shape or
+    of it with the last dim 1: how many elements each condition covers
+    (native/bool_thumb.where); else 0."""
+    if not HAS_THUMB or out.numel < 8 or dtypes.itemsize(out.dtype) != 4 or not a.dtype == b.dtype == out.dtype:
+        return 0
+    if not tuple(a.sizes) == tuple(b.sizes) == tuple(out.sizes) or not addressable(cond, a, b, out):
+        return 0
+    for t in (cond, a, b, out):
+        if t.dim_order is not None:
+            return 0
+    cs, os_ = tuple(cond.sizes), tuple(out.sizes)
+    if cs == os_:
+        return 1
+    if len(cs) == len(os_) and cs[:-1] == os_[:-1] and cs[-1] == 1:
+        return os_[-1]
+    return 0
 
 
 def _where(ctx):

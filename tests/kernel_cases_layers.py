@@ -6,7 +6,7 @@ import torch
 
 from mpy_et.errors import INVALID_ARGUMENT, INVALID_TYPE
 from tests.kernel_cases import Case, Out
-from tests.kernel_cases_elementwise import F64, I32, I64, rnd
+from tests.kernel_cases_elementwise import F64, I32, I64, INF, NAN, rnd
 
 CONV = "aten::convolution.out"
 BN = "aten::_native_batch_norm_legit_no_training.out"
@@ -164,6 +164,28 @@ def norm_cases():
         b = rnd(*norm, seed=88) if affine in ("both", "bias") else None
         stat = tuple(shape[: len(shape) - len(norm)]) + (1,) * len(norm)
         cases.append(Case("layer_norm %s" % name, LN, [x, norm, w, b, 1e-5, Out(shape), Out(stat), Out(stat)], atol=1e-5, rtol=1e-4))
+    special = rnd(4, 16, seed=89) * 2
+    special[1, 5] = INF
+    special[2, 0] = NAN
+    w, b = rnd(16, seed=90), rnd(16, seed=91)
+    cases += [
+        # torch's saved mean of a row holding inf is NaN (Welford's update), ours inf: out0 only
+        Case("layer_norm inf and nan rows", LN, [special, [16], w, b, 1e-5, Out((4, 16)), Out((0,)), Out((0,))], atol=1e-5, rtol=1e-4),
+        Case(
+            "layer_norm nan row stats",
+            LN,
+            [special[[0, 2]], [16], w, b, 1e-5, Out((2, 16)), Out((2, 1)), Out((2, 1))],
+            atol=1e-5,
+            rtol=1e-4,
+        ),
+        Case(
+            "layer_norm weight only 16",
+            LN,
+            [special[[0, 3]], [16], w, None, 1e-5, Out((2, 16)), Out((2, 1)), Out((2, 1))],
+            atol=1e-5,
+            rtol=1e-4,
+        ),
+    ]
     x = rnd(2, 4)
     cases += [
         Case(

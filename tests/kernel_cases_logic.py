@@ -122,6 +122,46 @@ def where_cases():
     ]
 
 
+def native_cases():
+    """8+ elements: the Arm steps (native/bool_thumb) on the boards. eq / ne with
+    every kind of constant (number, -inf, +-0, NaN, one float32 rounds),
+    logical_not of bool, uint8, int32 and float32 (-0.0, NaN), where with the
+    attention's row mask and a full condition."""
+    x = torch.cat([SPECIAL, SPECIAL.flip(0), torch.tensor([-0.0, 0.1, 3.0, -INF])])  # 20 float32s
+    xi = torch.cat([_ints(12, seed=9), torch.tensor([-(2**31), 2**31 - 1], dtype=I32)])
+    cases = []
+    for op in ("eq", "ne"):
+        key = "aten::%s.Scalar_out" % op
+        for c in (-INF, INF, 0.0, -0.0, NAN, 0.1, -2.5, 1):
+            cases.append(Case("%s.Scalar f32 native %r" % (op, c), key, [x, c, Out(x.shape, BOOL)]))
+        for c in (0, -2, 2**31 - 1):
+            cases.append(Case("%s.Scalar i32 native %r" % (op, c), key, [xi, c, Out(xi.shape, BOOL)]))
+    key = "aten::logical_not.out"
+    cases += [
+        Case("logical_not f32 native", key, [x, Out(x.shape, BOOL)]),
+        Case("logical_not i32 native", key, [xi, Out(xi.shape, BOOL)]),
+        Case("logical_not bool native", key, [x == 0.0, Out(x.shape, BOOL)], noalloc=True),
+        Case("logical_not u8 native", key, [torch.tensor([0, 1, 2, 255, 0, 7, 0, 0, 9], dtype=U8), Out((9,), BOOL)], noalloc=True),
+    ]
+    key = "aten::where.self_out"
+    rows = torch.tensor([True, False, False, True, True, False]).reshape(2, 3, 1)
+    full = rnd(2, 3, 5, seed=10) > 0
+    a, b = rnd(2, 3, 5, seed=11), rnd(2, 3, 5, seed=12)
+    cases += [
+        Case("where row mask native", key, [rows, a, b, Out((2, 3, 5))]),
+        Case("where full condition native", key, [full, a, b, Out((2, 3, 5))]),
+        Case("where i32 u8 condition native", key, [full.to(U8), a.to(I32), b.to(I32), Out((2, 3, 5), I32)], noalloc=True),
+    ]
+    key = "aten::full_like.out"
+    cases += [
+        Case("full_like f32 native", key, [a, -1.5, None, Out(a.shape)], noalloc=True),
+        Case("full_like bool native", key, [rnd(3, 4), True, None, Out((3, 4), BOOL)], noalloc=True),
+        Case("full_like u8 odd bytes", key, [rnd(3, 3), 7, None, Out((3, 3), U8)], noalloc=True),
+        Case("full_like i16 native", key, [rnd(2, 4), -3, None, Out((2, 4), torch.int16)], noalloc=True),
+    ]
+    return cases
+
+
 def error_cases():
     a, b = rnd(2, 3), rnd(4)
     e = []
@@ -178,4 +218,4 @@ def error_cases():
 
 
 def cases():
-    return compare_cases() + logical_cases() + where_cases() + error_cases()
+    return compare_cases() + logical_cases() + where_cases() + native_cases() + error_cases()

@@ -30,6 +30,9 @@ def conv_cases():
         ("3x3 groups 2", (1, 4, 6, 6), (6, 2, 3, 3), True, [1, 1], [1, 1], [1, 1], 2),
         ("3x3 depthwise", (1, 4, 6, 6), (4, 1, 3, 3), True, [1, 1], [1, 1], [1, 1], 4),
         ("3x3 depthwise x2 stride 2", (2, 3, 7, 7), (6, 1, 3, 3), False, [2, 2], [1, 1], [1, 1], 3),
+        # f32_conv_dw_fpu's (Cortex-M7): batches, no bias, uneven stride and padding
+        ("3x3 depthwise batch 2 no bias", (2, 5, 9, 8), (5, 1, 3, 3), False, [2, 1], [0, 2], [1, 1], 5),
+        ("3x3 depthwise pad 2 x 0 stride 3", (1, 3, 5, 7), (3, 1, 3, 3), True, [1, 3], [2, 0], [1, 1], 3),
         ("1x1", (1, 5, 4, 4), (3, 5, 1, 1), True, [1, 1], [0, 0], [1, 1], 1),
         ("1x1 stride 2", (1, 5, 5, 5), (3, 5, 1, 1), False, [2], [0], [1], 1),
         ("1x1 pad 1", (1, 2, 3, 3), (3, 2, 1, 1), True, [1, 1], [1, 1], [1, 1], 1),
@@ -284,7 +287,19 @@ def softmax_cases():
     x = rnd(2, 3, 4, seed=41)
     big = rnd(3, 5, scale=1e4, seed=42)
     neg = torch.tensor([[0.0, -INF, 1.0], [-INF, -INF, 2.0]])
-    cases = []
+    # rows of 8+ elements take the native steps (f32_softmax_viper, f32_exp_fpu): every
+    # stride, a wide range (exp underflow), and rows with -inf, NaN, +inf and all -inf
+    wide = rnd(9, 12, 10, scale=30.0, seed=43)
+    odd = rnd(5, 10, seed=44)
+    odd[1, 3] = -INF
+    odd[2, 0] = NAN
+    odd[3, 9] = INF
+    odd[4, :] = -INF
+    cases = [
+        Case("_softmax long rows dim %d" % d, "aten::_softmax.out", [wide, d, False, Out(wide.shape)], atol=1e-6, rtol=1e-5)
+        for d in (-1, 0, 1)
+    ]
+    cases.append(Case("_softmax long rows -inf nan inf", "aten::_softmax.out", [odd, 1, False, Out(odd.shape)], atol=1e-6, rtol=1e-5))
     for op in ("_softmax", "_log_softmax"):
         key = "aten::%s.out" % op
         for d in (-1, 0, 1, 2):

@@ -71,6 +71,17 @@ def conv_cases():
     w = q(4, 1, 5, seed=504, lo=-127)
     args = [q(1, 4, 20, seed=505), w, bias(4, 506), requant(4, 507), [1], [2], [1], 4, 3, -4, -128, 127]
     cases.append(_packed("q conv1d depthwise k5 pad 2", ("conv1d", args + [Out((1, 4, 20), I8)])))
+    # 3x3 depthwise whose every channel requantizes in one multiply (reals 2**-14 .. 2**-4): the
+    # Thumb-2 assembler step (native/q_dw_step_thumb.py) on the boards; pixel pairs, an odd row end
+    # (stride 1), single pixels (stride 2), lo / hi both clamping
+    for name, xs, s, p, zx, zo, lo, hi in (
+        ("stride 1 pad 1 batch 2, 5 wide", (2, 5, 6, 5), [1, 1], [1, 1], -5, 7, -60, 100),
+        ("stride 2 pad 1 x 0, relu", (1, 3, 9, 8), [2, 2], [1, 0], 12, -30, -30, 127),
+    ):
+        w = q(xs[1], 1, 3, 3, seed=510 + xs[3], lo=-127)
+        args = [q(*xs, seed=511 + xs[3]), w, bias(xs[1], 512), requant(xs[1], 513, -14, -4), s, p, [1, 1], xs[1], zx, zo, lo, hi]
+        out = host_tools.quantize.ops.output_shape("conv2d", args)
+        cases.append(_packed("q conv2d depthwise 3x3 " + name, ("conv2d", args + [Out(out, I8)])))
     x, w, b, rq = q(1, 2, 5, 5, seed=1), q(3, 2, 3, 3, seed=2, lo=-127), bias(3, 3), requant(3, 4)
     pw, ch = quant_pack.pack_weight(w), quant_pack.channel_table(w, b, rq, 0)
     geo = [[3, 3], [1, 1], [0, 0], [1, 1], 1, 0, 0, -128, 127, Out((1, 3, 3, 3), I8)]

@@ -165,6 +165,18 @@ def split_stack_cases():
             noalloc=True,
         ),
         Case("split_with_sizes_copy dim 0", "aten::split_with_sizes_copy.out", [x, [1, 3], 0, [Out((1, 6)), Out((3, 6))]], noalloc=True),
+        Case(
+            "split_with_sizes_copy gates, one step on Arm",  # contiguous pieces: copy_thumb.merge
+            "aten::split_with_sizes_copy.out",
+            [rnd(1, 16), [4, 4, 4, 4], 1, [Out((1, 4)) for _ in range(4)]],
+            noalloc=True,
+        ),
+        Case(
+            "split_with_sizes_copy uint8 rows",  # byte ranges (3 and 6 bytes) in one merged step
+            "aten::split_with_sizes_copy.out",
+            [torch.arange(9, dtype=torch.uint8).reshape(3, 3), [1, 2], 0, [Out((1, 3), torch.uint8), Out((2, 3), torch.uint8)]],
+            noalloc=True,
+        ),
         Case("split_with_sizes_copy zero piece", "aten::split_with_sizes_copy.out", [x, [0, 6], -1, [Out((4, 0)), Out((4, 6))]]),
         Case(
             "split_with_sizes_copy i64 gates",

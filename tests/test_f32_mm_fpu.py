@@ -41,3 +41,14 @@ def test_fpu_products_are_the_float64_running_sum_rounded_once():
             else:
                 assert got == want, (case[:8], hex(got), hex(want))
     assert checked > 3000
+
+
+def test_kernels_take_the_fpu_assembler_step():
+    """mm, addmm and bmm on the Cortex-M7: f32_mm_fpu's own assembler step
+    (prepare(): no bytecode call per product, no fallback needed), with
+    IEEE results for an inf operand."""
+    _, _, out = _run("cortex-m7", "f32_mm_fpu")
+    steps = dict(line[5:].rsplit(" ", 1) for line in out.splitlines() if line.startswith("STEP "))
+    assert steps == {"mm": "asm", "addmm": "asm", "bmm": "asm", "addmm alpha 2": "_addmm_rows", "mm f64": "_mm_rows"}, out[-1500:]
+    values = [line for line in out.splitlines() if line.startswith("VALUES")]
+    assert values == ["VALUES [6.0, 23.75, 4.5, 27.5]", "VALUES [6.0, 23.75, inf, inf]"]

@@ -99,6 +99,8 @@ def test_kernels_take_the_viper_step_and_fall_back_on_inf(results):
     fast = "FAST 1" in out.splitlines()
     assert fast or not target.startswith("unix"), out[-1500:]
     viper = ("_thumb" if target.startswith("cortex") else "_viper") if fast else "_mm_rows"  # _thumb: op_mm's Thumb-2 step
+    if target.startswith("cortex-m7"):
+        viper = "asm"  # the kernels build f32_mm_fpu's assembler step there, whichever module the runner tests
     want = {"mm": viper, "addmm": viper.replace("mm", "addmm"), "bmm": viper, "addmm alpha 2": "_addmm_rows", "mm f64": "_mm_rows"}
     assert steps == want, out[-1500:]
     values = [line for line in out.splitlines() if line.startswith("VALUES")]

@@ -69,7 +69,7 @@ def test_sigmoid_and_tanh_against_float64(target):
 @pytest.mark.parametrize("target", ["cortex-m3", "cortex-m7"])
 def test_kernel_steps_stop_at_nan_and_the_tail_finishes(target):
     """op_sigmoid's and op_tanh's steps on the board (f32_sigmoid_thumb's own on
-    the Cortex-M3): elements before the NaN from the fast step, the rest from
+    the Cortex-M3; on the Cortex-M7 f32_sigmoid_fpu's, which does all): elements before the NaN from the fast step, the rest from
     the bytecode tail, in place."""
     xs = _inputs()
     out = run_code(target, open(RUNNER).read(), files={"xs.bin": struct.pack("<%df" % len(xs), *xs)}, timeout=120)

@@ -29,6 +29,8 @@ CLASSIFIERS = ("ds_cnn", "mobilenet_v1_025", "resnet8", "lenet5", "mlp", "imu_cn
 SLOW_TARGETS = {
     "wasm": ("mlp", "imu_cnn1d", "lenet5", "conv_autoencoder", "gru", "lstm", "transformer_block"),
     "cortex-m3-large": ("mlp", "imu_cnn1d", "lenet5", "conv_autoencoder", "mobilenet_v2_block", "ds_cnn", "gru", "transformer_block"),
+    # the DSP extension's steps (SMLAD dots, depthwise, linear): a model of each kind
+    "cortex-m7": ("mlp", "fc_autoencoder", "imu_cnn1d", "lenet5", "conv_autoencoder", "ds_cnn", "lstm", "transformer_block"),
 }
 _DEQ = "mpy_et_quant.dequantize_per_tensor"
 
@@ -129,7 +131,7 @@ def _run_batch(target, names):
     return dict(zip(names, results))
 
 
-@pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "cortex-m3-large"])
+@pytest.mark.parametrize("target", ["cpython", "unix", "wasm", "cortex-m3-large", "cortex-m7"])
 def test_zoo_int8_bit_identical_on_targets_and_heap(target):
     why = unavailable(target)
     if why:

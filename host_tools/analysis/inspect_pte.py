@@ -146,18 +146,44 @@ def lifetimes(tensors, instructions, io):
         if t.get("state") and t["mem_id"] is not None and t["nbytes"] and (t["mem_id"], t["offset"]) in events:
             evs = events.pop((t["mem_id"], t["offset"]))
             nbytes = max([t["nbytes"]] + [tensors[v]["nbytes"] for _, _, v in evs])
-            segments.append({"value": i, "start": -1, "end": n, "mem_id": t["mem_id"], "offset": t["offset"], "nbytes": nbytes})
+            segments.append(
+                {"value": i, "start": -1, "end": n, "mem_id": t["mem_id"], "offset": t["offset"], "nbytes": nbytes, "written": True}
+            )
     for (mem, off), evs in events.items():
         evs.sort(key=lambda e: (e[0], e[1]))  # at one step reads come before the write
         seg = None
         for step, write, i in evs:
             if write or seg is None:
                 seg = {"value": i, "start": step, "end": step, "mem_id": mem, "offset": off, "nbytes": tensors[i]["nbytes"]}
+                seg["written"] = write
                 segments.append(seg)
             else:
                 seg["end"] = step
                 seg["nbytes"] = max(seg["nbytes"], tensors[i]["nbytes"])
-    return segments
+    return _views_into_writes(segments)
+
+
+def _views_into_writes(segments):
+    """A place only ever read (a view inside a larger write: planning/views.py)
+    keeps the write that holds its bytes alive to its last read."""
+    writes = [g for g in segments if g["written"]]
+    kept = []
+    for g in segments:
+        holder = None
+        if not g["written"]:
+            for w in writes:
+                inside = (
+                    w["mem_id"] == g["mem_id"] and w["offset"] <= g["offset"] and g["offset"] + g["nbytes"] <= w["offset"] + w["nbytes"]
+                )
+                if inside and w["start"] <= g["start"] and (holder is None or w["start"] > holder["start"]):
+                    holder = w
+        if holder is None:
+            kept.append(g)
+        else:
+            holder["end"] = max(holder["end"], g["end"])
+    for g in kept:
+        del g["written"]
+    return kept
 
 
 def live_bytes(segments, n_steps):

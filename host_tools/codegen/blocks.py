@@ -284,10 +284,304 @@ add(r7, 32)
 """
 
 # name -> (template, {argument: default or None when the marker must give it})
+# f32_mm_fpu's product (its docstring), in _mm (called with its arguments) and in the
+# assembler step _step (addresses from the context): r0 cx, r1 a, r2 b, r3 o.
+MM_FPU = """\
+data(2, 0xED2D, 0x8B10)  # vpush {{d8-d15}}
+mov(r7, r0)
+ldr(r4, [r7, 84])
+add(r1, r1, r4)
+ldr(r4, [r7, 88])
+add(r2, r2, r4)
+ldr(r4, [r7, 92])
+add(r3, r3, r4)
+str(r1, [r7, 36])
+str(r2, [r7, 40])
+str(r3, [r7, 44])
+ldr(r4, [r7, 32])
+ldr(r5, [r7, 96])
+add(r4, r4, r5)
+str(r4, [r7, 112])
+ldr(r4, [r7, 100])
+cmp(r4, 0)
+bne(BS)
+ldr(r4, [r7, 12])
+lsl(r4, r4, 2)
+label(BS)
+str(r4, [r7, 72])
+ldr(r4, [r7, 0])
+str(r4, [r7, 60])
+label(BATCH)
+ldr(r4, [r7, 4])
+str(r4, [r7, 56])
+ldr(r4, [r7, 112])
+str(r4, [r7, 48])
+label(ROW)
+ldr(r4, [r7, 40])
+str(r4, [r7, 64])
+ldr(r4, [r7, 48])
+str(r4, [r7, 68])
+ldr(r4, [r7, 12])
+str(r4, [r7, 52])
+label(COL)
+ldr(r4, [r7, 52])
+cmp(r4, 8)
+blt(LT8)
+b(EIGHT)
+label(LT8)
+cmp(r4, 4)
+bge(FOUR)
+b(ONE)
+label(FOUR)
+mov(r4, 0)
+data(2, 0xEC44, 0x4B18)  # vmov d8, r4, r4
+data(2, 0xEC44, 0x4B19)  # vmov d9, r4, r4
+data(2, 0xEC44, 0x4B1A)  # vmov d10, r4, r4
+data(2, 0xEC44, 0x4B1B)  # vmov d11, r4, r4
+ldr(r4, [r7, 20])
+cmp(r4, 0)
+beq(NB4)
+ldr(r5, [r7, 68])
+ldr(r6, [r7, 28])
+lsl(r6, r6, 2)
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0x8AC0)  # vcvt.f64.f32 d8, s0
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0x9AC0)  # vcvt.f64.f32 d9, s0
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0xAAC0)  # vcvt.f64.f32 d10, s0
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0xBAC0)  # vcvt.f64.f32 d11, s0
+str(r5, [r7, 68])
+label(NB4)
+ldr(r0, [r7, 36])
+ldr(r1, [r7, 8])
+lsl(r1, r1, 2)
+add(r1, r0, r1)
+ldr(r2, [r7, 64])
+ldr(r3, [r7, 72])
+label(L4)
+data(2, 0xECB0, 0x0A01)  # vldmia r0!, {{s0}}
+data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0
+data(2, 0xEC92, 0x2A04)  # vldmia r2, {{s4-s7}}
+add(r2, r2, r3)
+data(2, 0xEEB7, 0x4AC2)  # vcvt.f64.f32 d4, s4
+data(2, 0xEEB7, 0x5AE2)  # vcvt.f64.f32 d5, s5
+data(2, 0xEEB7, 0x6AC3)  # vcvt.f64.f32 d6, s6
+data(2, 0xEEB7, 0x7AE3)  # vcvt.f64.f32 d7, s7
+data(2, 0xEEA1, 0x8B04)  # vfma.f64 d8, d1, d4
+data(2, 0xEEA1, 0x9B05)  # vfma.f64 d9, d1, d5
+data(2, 0xEEA1, 0xAB06)  # vfma.f64 d10, d1, d6
+data(2, 0xEEA1, 0xBB07)  # vfma.f64 d11, d1, d7
+cmp(r0, r1)
+blt(L4)
+ldr(r4, [r7, 44])
+data(2, 0xEEB7, 0x0BC8)  # vcvt.f32.f64 s0, d8
+data(2, 0xED84, 0x0A00)  # vstr s0, [r4, 0]
+data(2, 0xEEB7, 0x0BC9)  # vcvt.f32.f64 s0, d9
+data(2, 0xED84, 0x0A01)  # vstr s0, [r4, 4]
+data(2, 0xEEB7, 0x0BCA)  # vcvt.f32.f64 s0, d10
+data(2, 0xED84, 0x0A02)  # vstr s0, [r4, 8]
+data(2, 0xEEB7, 0x0BCB)  # vcvt.f32.f64 s0, d11
+data(2, 0xED84, 0x0A03)  # vstr s0, [r4, 12]
+add(r4, 16)
+str(r4, [r7, 44])
+ldr(r4, [r7, 64])
+add(r4, 16)
+str(r4, [r7, 64])
+ldr(r4, [r7, 52])
+sub(r4, 4)
+str(r4, [r7, 52])
+b(COL)
+label(EIGHT)
+mov(r4, 0)
+data(2, 0xEC44, 0x4B18)  # vmov d8, r4, r4
+data(2, 0xEC44, 0x4B19)  # vmov d9, r4, r4
+data(2, 0xEC44, 0x4B1A)  # vmov d10, r4, r4
+data(2, 0xEC44, 0x4B1B)  # vmov d11, r4, r4
+data(2, 0xEC44, 0x4B1C)  # vmov d12, r4, r4
+data(2, 0xEC44, 0x4B1D)  # vmov d13, r4, r4
+data(2, 0xEC44, 0x4B1E)  # vmov d14, r4, r4
+data(2, 0xEC44, 0x4B1F)  # vmov d15, r4, r4
+ldr(r4, [r7, 20])
+cmp(r4, 0)
+beq(NB8)
+ldr(r5, [r7, 68])
+ldr(r6, [r7, 28])
+lsl(r6, r6, 2)
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0x8AC0)  # vcvt.f64.f32 d8, s0
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0x9AC0)  # vcvt.f64.f32 d9, s0
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0xAAC0)  # vcvt.f64.f32 d10, s0
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0xBAC0)  # vcvt.f64.f32 d11, s0
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0xCAC0)  # vcvt.f64.f32 d12, s0
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0xDAC0)  # vcvt.f64.f32 d13, s0
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0xEAC0)  # vcvt.f64.f32 d14, s0
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+add(r5, r5, r6)
+data(2, 0xEEB7, 0xFAC0)  # vcvt.f64.f32 d15, s0
+str(r5, [r7, 68])
+label(NB8)
+ldr(r0, [r7, 36])
+ldr(r1, [r7, 8])
+lsl(r1, r1, 2)
+add(r1, r0, r1)
+ldr(r2, [r7, 64])
+ldr(r3, [r7, 72])
+label(L8)
+data(2, 0xECB0, 0x0A01)  # vldmia r0!, {{s0}}
+data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0
+data(2, 0xEC92, 0x2A08)  # vldmia r2, {{s4-s11}}: b's 8 columns
+add(r2, r2, r3)
+data(2, 0xEEB7, 0x6AC2)  # vcvt.f64.f32 d6, s4
+data(2, 0xEEA1, 0x8B06)  # vfma.f64 d8, d1, d6
+data(2, 0xEEB7, 0x7AE2)  # vcvt.f64.f32 d7, s5
+data(2, 0xEEA1, 0x9B07)  # vfma.f64 d9, d1, d7
+data(2, 0xEEB7, 0x6AC3)  # vcvt.f64.f32 d6, s6
+data(2, 0xEEA1, 0xAB06)  # vfma.f64 d10, d1, d6
+data(2, 0xEEB7, 0x7AE3)  # vcvt.f64.f32 d7, s7
+data(2, 0xEEA1, 0xBB07)  # vfma.f64 d11, d1, d7
+data(2, 0xEEB7, 0x6AC4)  # vcvt.f64.f32 d6, s8
+data(2, 0xEEA1, 0xCB06)  # vfma.f64 d12, d1, d6
+data(2, 0xEEB7, 0x7AE4)  # vcvt.f64.f32 d7, s9
+data(2, 0xEEA1, 0xDB07)  # vfma.f64 d13, d1, d7
+data(2, 0xEEB7, 0x6AC5)  # vcvt.f64.f32 d6, s10
+data(2, 0xEEA1, 0xEB06)  # vfma.f64 d14, d1, d6
+data(2, 0xEEB7, 0x7AE5)  # vcvt.f64.f32 d7, s11
+data(2, 0xEEA1, 0xFB07)  # vfma.f64 d15, d1, d7
+cmp(r0, r1)
+blt(L8)
+ldr(r4, [r7, 44])
+data(2, 0xEEB7, 0x0BC8)  # vcvt.f32.f64 s0, d8
+data(2, 0xED84, 0x0A00)  # vstr s0, [r4, 0]
+data(2, 0xEEB7, 0x0BC9)  # vcvt.f32.f64 s0, d9
+data(2, 0xED84, 0x0A01)  # vstr s0, [r4, 4]
+data(2, 0xEEB7, 0x0BCA)  # vcvt.f32.f64 s0, d10
+data(2, 0xED84, 0x0A02)  # vstr s0, [r4, 8]
+data(2, 0xEEB7, 0x0BCB)  # vcvt.f32.f64 s0, d11
+data(2, 0xED84, 0x0A03)  # vstr s0, [r4, 12]
+data(2, 0xEEB7, 0x0BCC)  # vcvt.f32.f64 s0, d12
+data(2, 0xED84, 0x0A04)  # vstr s0, [r4, 16]
+data(2, 0xEEB7, 0x0BCD)  # vcvt.f32.f64 s0, d13
+data(2, 0xED84, 0x0A05)  # vstr s0, [r4, 20]
+data(2, 0xEEB7, 0x0BCE)  # vcvt.f32.f64 s0, d14
+data(2, 0xED84, 0x0A06)  # vstr s0, [r4, 24]
+data(2, 0xEEB7, 0x0BCF)  # vcvt.f32.f64 s0, d15
+data(2, 0xED84, 0x0A07)  # vstr s0, [r4, 28]
+add(r4, 32)
+str(r4, [r7, 44])
+ldr(r4, [r7, 64])
+add(r4, 32)
+str(r4, [r7, 64])
+ldr(r4, [r7, 52])
+sub(r4, 8)
+str(r4, [r7, 52])
+b(COL)
+label(ONE)
+cmp(r4, 0)
+beq(ROWEND)
+mov(r4, 0)
+data(2, 0xEC44, 0x4B18)  # vmov d8, r4, r4
+ldr(r4, [r7, 20])
+cmp(r4, 0)
+beq(NB1)
+ldr(r5, [r7, 68])
+data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
+data(2, 0xEEB7, 0x8AC0)  # vcvt.f64.f32 d8, s0
+ldr(r6, [r7, 28])
+lsl(r6, r6, 2)
+add(r5, r5, r6)
+str(r5, [r7, 68])
+label(NB1)
+ldr(r0, [r7, 36])
+ldr(r1, [r7, 8])
+lsl(r1, r1, 2)
+add(r1, r0, r1)
+ldr(r2, [r7, 64])
+ldr(r3, [r7, 72])
+label(L1)
+data(2, 0xECB0, 0x0A01)  # vldmia r0!, {{s0}}
+data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0
+data(2, 0xED92, 0x2A00)  # vldr s4, [r2, 0]
+add(r2, r2, r3)
+data(2, 0xEEB7, 0x4AC2)  # vcvt.f64.f32 d4, s4
+data(2, 0xEEA1, 0x8B04)  # vfma.f64 d8, d1, d4
+cmp(r0, r1)
+blt(L1)
+ldr(r4, [r7, 44])
+data(2, 0xEEB7, 0x0BC8)  # vcvt.f32.f64 s0, d8
+data(2, 0xED84, 0x0A00)  # vstr s0, [r4, 0]
+add(r4, 4)
+str(r4, [r7, 44])
+ldr(r4, [r7, 64])
+add(r4, 4)
+str(r4, [r7, 64])
+ldr(r4, [r7, 52])
+sub(r4, 1)
+str(r4, [r7, 52])
+b(COL)
+label(ROWEND)
+ldr(r4, [r7, 44])
+ldr(r5, [r7, 104])
+add(r4, r4, r5)
+str(r4, [r7, 44])
+ldr(r4, [r7, 36])
+ldr(r5, [r7, 8])
+lsl(r5, r5, 2)
+add(r4, r4, r5)
+str(r4, [r7, 36])
+ldr(r4, [r7, 48])
+ldr(r5, [r7, 24])
+lsl(r5, r5, 2)
+add(r4, r4, r5)
+str(r4, [r7, 48])
+ldr(r4, [r7, 56])
+sub(r4, 1)
+str(r4, [r7, 56])
+beq(BATCHEND)
+b(ROW)
+label(BATCHEND)
+ldr(r4, [r7, 112])
+ldr(r5, [r7, 108])
+add(r4, r4, r5)
+str(r4, [r7, 112])
+ldr(r4, [r7, 40])
+ldr(r5, [r7, 16])
+lsl(r5, r5, 2)
+add(r4, r4, r5)
+str(r4, [r7, 40])
+ldr(r4, [r7, 60])
+sub(r4, 1)
+str(r4, [r7, 60])
+beq(DONE)
+b(BATCH)
+label(DONE)
+data(2, 0xECBD, 0x8B10)  # vpop {{d8-d15}}
+mov(r0, 0)
+"""
+
 BLOCKS = {
     "round_f32": (ROUND_F32, {"d": "d"}),
     "requant_int8": (REQUANT_INT8, {"acc": None, "m": None, "out": None}),
     "mm_cx_setup": (MM_CX_SETUP, {}),
+    "mm_fpu": (MM_FPU, {}),
     "round_t_thumb": (ROUND_T_THUMB, {}),
     "requant_thumb": (REQUANT_THUMB, {"t": None}),
     "requant_split_thumb": (REQUANT_SPLIT_THUMB, {"t": None}),

@@ -46,6 +46,7 @@ class TensorValue:
     name: str = ""
     constant: Optional[bytes] = None  # raw little-endian data of a constant
     alias_of: Optional[int] = None  # value index of the tensor whose storage this views
+    alias_offset: int = 0  # bytes from alias_of's first byte to this view's (planning/views.py)
     initial: Optional[bytes] = None  # a mutable buffer's value when the method loads (planned storage)
     fqn: Optional[str] = None  # a mutable buffer's name in the model, e.g. "encoder.state"
     dim_order: Optional[tuple] = None  # memory order when not contiguous, e.g. (0, 2, 3, 1) (lowering/dim_orders.py)

@@ -13,6 +13,7 @@ import fnmatch
 
 from host_tools.planning import algorithms as algos
 from host_tools.planning.lifetimes import Buffer, buffers, lower_bound  # noqa: F401 (re-exported)
+from host_tools.planning.views import alias_offset
 
 
 class PlanError(AssertionError):
@@ -133,7 +134,7 @@ def plan(ir, alignment=16, preserve_inputs=False, pin=None, inplace=True, shared
         for b in mine:
             for m in b.members:
                 t = ir.tensor(m)
-                t.mem_id, t.offset = mem_id, offsets[b.owner]
+                t.mem_id, t.offset = mem_id, offsets[b.owner] + alias_offset(ir, m)
         sizes.append(size)
         info.append(
             {
@@ -169,7 +170,7 @@ def verify(ir):
         first = ir.tensor(b.members[0])
         for m in b.members:
             t = ir.tensor(m)
-            if (t.mem_id, t.offset) != (first.mem_id, first.offset):
+            if (t.mem_id, t.offset - alias_offset(ir, m)) != (first.mem_id, first.offset - alias_offset(ir, b.members[0])):
                 raise PlanError("tensor %s (values[%d]) shares storage with %s but is placed elsewhere" % (t.name, m, first.name))
             if t.mem_id < 1 or t.mem_id > len(sizes) or t.offset < 0 or t.offset + t.nbytes > sizes[t.mem_id - 1]:
                 raise PlanError("tensor %s (values[%d]) at memory id %d offset %d is outside the arena" % (t.name, m, t.mem_id, t.offset))

@@ -12,6 +12,9 @@ from array import array
 
 import micropython
 
+from mpy_et import noalloc
+from portable_kernels.native.thumb_steps import at
+
 # Thumb-2 dists (host_tools/deploy/build_targets.march_list): whether the CPU has the FPU is
 # read on the device (emitters), and a dist's -march need not say (its FPU code is data())
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
@@ -21,20 +24,16 @@ SUB = 1
 MUL = 2
 
 _CTL = array("i", [0] * 7)
-# the whole-tensor steps' own: [2..6] (offsets 0, strides 4) stay as written here
-_CTLF = array("i", [0, 0, 0, 0, 0, 4, 4])
 _SCALAR = array("f", [0.0])  # a .Scalar step's operand, stored before each call
 
 
-def flat(ctx):
-    """util/f32_arith's step over whole tensors, ctx (a, b, o, op, n). Few
-    locals: MicroPython puts a frame of up to 11 words on the C stack, a
-    larger one on the heap (allocated and freed per call). Its own control
-    array, whose offsets and strides never change: two stores per call."""
-    c = _CTLF
-    c[0] = ctx[3]
-    c[1] = ctx[4]
-    _binary(ctx[0], ctx[1], ctx[2], c)
+def prepare(a, b, out, op):
+    """(step, ctx) of out = a OP b over whole float32 tensors of out's size
+    (no broadcasting): the step is _flat itself, its control array holding
+    the operands' addresses (load time)."""
+    o = at(out)
+    ctl = array("i", [at(a), at(b), o, o + 4 * out.numel, op])
+    return _flat, (ctl, a.data, b.data, out.data)  # the buffers are kept alive by the step
 
 
 def scalar(ctx):
@@ -130,3 +129,49 @@ def _binary(r0, r1, r2, r3):
     blt(MUL)
     label(DONE)
     mov(r0, 0)
+
+
+@micropython.asm_thumb
+def _flat(r0):
+    # r0: the context's items; [0] the control array: [0] a [4] b [8] o [12] o's end [16] op
+    # (addresses). An assembler step (native/thumb_steps.py): no bytecode frame per call.
+    ldr(r0, [r0, 0])
+    ldr(r0, [r0, 12])
+    ldr(r1, [r0, 0])
+    ldr(r2, [r0, 4])
+    ldr(r3, [r0, 8])
+    ldr(r4, [r0, 12])
+    ldr(r5, [r0, 16])
+    cmp(r3, r4)
+    bcs(DONE)
+    cmp(r5, 1)
+    beq(SUB)
+    bgt(MUL)
+    label(ADD)
+    data(2, 0xECB1, 0x0A01)  # vldmia r1!, {s0}
+    data(2, 0xECF2, 0x0A01)  # vldmia r2!, {s1}
+    data(2, 0xEE30, 0x0A20)  # vadd.f32 s0, s0, s1
+    data(2, 0xECA3, 0x0A01)  # vstmia r3!, {s0}
+    cmp(r3, r4)
+    bcc(ADD)
+    b(DONE)
+    label(SUB)
+    data(2, 0xECB1, 0x0A01)  # vldmia r1!, {s0}
+    data(2, 0xECF2, 0x0A01)  # vldmia r2!, {s1}
+    data(2, 0xEE30, 0x0A60)  # vsub.f32 s0, s0, s1
+    data(2, 0xECA3, 0x0A01)  # vstmia r3!, {s0}
+    cmp(r3, r4)
+    bcc(SUB)
+    b(DONE)
+    label(MUL)
+    data(2, 0xECB1, 0x0A01)  # vldmia r1!, {s0}
+    data(2, 0xECF2, 0x0A01)  # vldmia r2!, {s1}
+    data(2, 0xEE20, 0x0A20)  # vmul.f32 s0, s0, s1
+    data(2, 0xECA3, 0x0A01)  # vstmia r3!, {s0}
+    cmp(r3, r4)
+    bcc(MUL)
+    label(DONE)
+    mov(r0, 0)
+
+
+noalloc.mark(_flat)

@@ -26,7 +26,6 @@ from array import array
 
 import micropython
 
-from mpy_et.port import const
 from portable_kernels.util import scratch
 from portable_kernels.util.emitters import FPU_DP
 
@@ -38,8 +37,10 @@ else:
 # only Thumb-2 dists carry it (host_tools/deploy/build_targets.march_list)
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
-# the im2col block of a tile of output rows (one row at least)
-_COL_BYTES = const(4096)
+# the im2col block of a tile of output rows (one row at least); larger on a Cortex-M7
+# (448 KB heap), where the per-row overheads of the gather and the product otherwise
+# dominate a layer with few output channels
+_COL_BYTES = 16384 if FPU_DP else 4096
 
 
 def prepare(x, weight, bias, out, ctl, fallback):

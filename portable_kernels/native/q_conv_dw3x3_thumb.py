@@ -1,5 +1,6 @@
 """The int8 3x3 depthwise step on Arm (dilation 1; used by
-native/q_conv_viper.prepare where the port has asm_thumb): a viper loop
+native/q_conv_viper.prepare where the port has asm_thumb and the Thumb-2
+assembler step, native/q_dw_step_thumb.py, does not apply): a viper loop
 over the channel planes driving the Thumb kernels of native/q_dw_thumb.py
 and native/q_requant_thumb.py. Does not allocate.
 """

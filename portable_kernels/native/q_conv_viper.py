@@ -32,7 +32,7 @@ import micropython
 from mpy_et import noalloc
 from mpy_et.port import const
 from portable_kernels.util import scratch
-from portable_kernels.util.emitters import DSP, HAS_THUMB
+from portable_kernels.util.emitters import DSP, HAS_THUMB, THUMB2
 
 # On Arm, the most int32 dots (pixels x output channels) a row pass keeps
 # (a 1-D convolution's row is the whole sequence: 128 pixels x 16 channels
@@ -50,6 +50,12 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     tail = [zx + 128, zo + 128, lo + 128, hi + 128]
     if cpg == 1 and opg == 1 and kh * kw > 1:
         if HAS_THUMB and kh == 3 and kw == 3 and dh == 1 and dw == 1:
+            if THUMB2:  # one assembler step for every plane, where it applies (not importing the others)
+                from portable_kernels.native import q_dw_step_thumb
+
+                step = q_dw_step_thumb.prepare(x, weight, channels, geom, tail, out)
+                if step is not None:
+                    return step
             from portable_kernels.native import q_conv_dw3x3_thumb
 
             return q_conv_dw3x3_thumb.prepare(x, weight, channels, geom, tail, out)

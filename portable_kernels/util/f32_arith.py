@@ -36,6 +36,10 @@ def steps(a, b, out, op, plan):
     binary = native()
     flat, _, row = _steps()
     if plan is None:
+        if flat is None:  # f32_arith_fpu: an assembler step over the whole tensors
+            from portable_kernels.native.f32_arith_fpu import prepare
+
+            return prepare(a, b, out, op)
         return flat, (a.data, b.data, out.data, op, out.numel)
     plan, n, sa, sb = plan
     return loops.run_rows, loops.rows_ctx(row, (a.data, b.data, out.data, op, n, sa, sb), plan)
@@ -71,12 +75,15 @@ def native():
 def _steps():
     """(whole-tensor step, scalar step, row step): on Thumb-2 boards
     f32_arith_fpu's or f32_arith_thumb's own (frames small enough for
-    MicroPython's C stack: a larger one is allocated on the heap per call),
+    MicroPython's C stack: a larger one is allocated on the heap per call;
+    f32_arith_fpu's whole-tensor step is built by its prepare(): None here),
     else the ones here."""
     if WIDE or not THUMB2:
         return _flat, _scalar, _row
     if FPU:
         from portable_kernels.native import f32_arith_fpu as m
+
+        return None, m.scalar, m.row
     else:
         from portable_kernels.native import f32_arith_thumb as m
     return m.flat, m.scalar, m.row

@@ -1,11 +1,16 @@
 """Filling a tensor with one value (full, full_like, scalar_tensor,
 constant_pad_nd). The value is cast to the tensor's dtype at load time as
 torch casts it; int64 is written as two int32 words. Steps do not allocate.
+On Arm, a tensor of whole 32-bit words of 1-, 2- or 4-byte elements is
+filled by native/bool_thumb's word loop.
 """
 
+from array import array
+
 from mpy_et import dtypes
-from mpy_et.tensor import typed_view
+from mpy_et.tensor import addressable, typed_view
 from portable_kernels.util import checks
+from portable_kernels.util.emitters import HAS_THUMB
 
 
 def cast(value, dtype, what):
@@ -52,6 +57,12 @@ def filler(t, value, what):
     if t.numel == 0:
         return None
     view, vals = units(t, v)
+    size = dtypes.itemsize(t.dtype)
+    if HAS_THUMB and size <= 4 and t.nbytes % 4 == 0 and t.numel >= 8 and addressable(t):
+        from portable_kernels.native import bool_thumb  # imported when first needed (load time)
+
+        pattern = bytes(array(dtypes.INFO[t.dtype][2], [v])) * (4 // size)
+        return bool_thumb.fill(t, array("i", pattern)[0])
     if len(vals) == 1:
         return fill_step, (view, t.numel, vals[0])
     return fill2_step, (view, 2 * t.numel, vals[0], vals[1])

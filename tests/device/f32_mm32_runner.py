@@ -84,7 +84,7 @@ for what, (step, ctx) in (
     ("mm f64", mm_out(tensor(dtypes.DOUBLE, [2, 3], A), tensor(dtypes.DOUBLE, [3, 2], B), tensor(dtypes.DOUBLE, [2, 2], [0.0] * 4))),
 ):
     step(ctx)
-    print("STEP", what, step.__name__)
+    print("STEP", what, getattr(step, "__name__", "asm"))  # an asm_thumb step has no name
 import portable_kernels.op_mm as op_mm  # noqa: E402
 
 print("FAST", int(getattr(op_mm, "viper_mm", None) is not None))

@@ -35,4 +35,4 @@ for what, kernel in (("sigmoid", sigmoid_out), ("tanh", tanh_out)):
         x.data[i] = vals[i]
     step, ctx = kernel(x, x)
     step(ctx)  # not under heap_lock: the bytecode tail makes floats
-    print("KERNEL", what, step.__name__, hexlify(x.data).decode())
+    print("KERNEL", what, getattr(step, "__name__", "asm"), hexlify(x.data).decode())  # an asm_thumb step has no name

@@ -28,7 +28,7 @@ def tensor(dtype, sizes, lo, hi):
     return t
 
 
-def requant_t(n):
+def requant_t(n, low_limits=True):
     t = Tensor(dtypes.INT, (n, 3))
     t.bind(bytearray(t.nbytes), 0)
     for c in range(n):
@@ -37,7 +37,7 @@ def requant_t(n):
         t.data[3 * c] = m
         t.data[3 * c + 1] = s
         t.data[3 * c + 2] = (1 << 29) if s >= 22 else ((1 << 30) - 1) // m
-        if c % 3 == 1:  # a limit below saturation: the clamped requantizations (no single multiply on Thumb-2)
+        if low_limits and c % 3 == 1:  # a limit below saturation: the clamped requantizations (no single multiply on Thumb-2)
             t.data[3 * c + 2] = rnd(0, 3000)
     return t
 
@@ -108,7 +108,12 @@ LAYERS = [
     ("linear 64 -> 5, 1 row, extremes", (1, 64), (5, 64), None, None, None, None),
     ("pointwise 24 -> 7, 7 wide, extremes", (1, 24, 3, 7), (7, 24, 1, 1), (1, 1), (0, 0), (1, 1), 1),
     ("depthwise 3x3 s2, extremes", (1, 4, 7, 9), (4, 1, 3, 3), (2, 2), (1, 1), (1, 1), 4),
+    # stride 1, an odd row (ds_cnn's 25 x 5 maps): on the DSP extension the last pixel of a row is a pair's first
+    ("depthwise 3x3 odd rows, batch 2, extremes", (2, 3, 6, 5), (3, 1, 3, 3), (1, 1), (1, 1), (1, 1), 3),
+    ("depthwise 3x3 pad 2 x 0, 7 wide", (1, 2, 5, 7), (2, 1, 3, 3), (1, 1), (2, 0), (1, 1), 2),
 ]
+
+FALLBACK_DW = ("depthwise 3x3", "depthwise 3x3 s2")
 
 
 def run_layer(spec, fast):
@@ -121,7 +126,9 @@ def run_layer(spec, fast):
             for i in range(t.numel):
                 t.data[i] = hi if t.data[i] & 1 else lo
     b = tensor(dtypes.INT, (ws[0],), -20000, 20000)
-    rq = requant_t(ws[0])
+    # the 3x3 depthwise assembler step (q_dw_step_thumb) takes layers whose accumulator clamp changes
+    # nothing; two depthwise layers keep the low limits: the plane-by-plane step, its fallback
+    rq = requant_t(ws[0], not name.startswith("depthwise") or name in FALLBACK_DW)
     zx, zo = rnd(-128, 127), rnd(-100, 100)
     # a fused ReLU's lower clamp on every other layer, an upper one on every third
     lo = zo if len(name) & 1 else -128
@@ -158,6 +165,7 @@ def step_name(step, ctx):
     for mod in (
         "native.q_conv_dw_viper",
         "native.q_conv_dw3x3_thumb",
+        "native.q_dw_step_thumb",
         "native.q_conv_direct_viper",
         "native.q_conv_viper",
         "native.q_conv_pw_viper",
@@ -165,7 +173,7 @@ def step_name(step, ctx):
         "quantized.op_conv2d_packed",
     ):
         m = sys.modules.get("portable_kernels." + mod)
-        for fn in ("_step", "_step_pw", "_step_thumb", "_step_3x3", "_conv_ref", "_linear"):
+        for fn in ("_step", "_step_pw", "_step_thumb", "_step_3x3", "_conv_ref", "_linear", "dw3x3"):
             if m is not None and getattr(m, fn, None) is step:
                 if mod in ("native.q_conv_viper", "native.q_conv_pw_viper"):  # the dot kernel it calls: asm_thumb or viper
                     dots = "viper"
