@@ -61,7 +61,7 @@ def test_fast_paths_match_the_reference_and_cpython(target):
         elif name in DIRECT and dots == "viper":  # 3x3, 1-2 output channels per group: windows in place
             want = "native.q_conv_direct_viper._step"
         elif name.startswith("pointwise") and dots == "dsp":  # 1x1: the pixels read in place (q_dot_dsp.pwx)
-            want = "native.q_conv_viper._step_pw+dsp"
+            want = "native.q_conv_pw_viper._step_pw+dsp"
         elif name.startswith("linear") and dots != "viper":  # Thumb-2, K a multiple of 4: one assembler step
             want = "native.q_linear_thumb._linear"
         assert step == want, (target, name, step, want)

@@ -14,7 +14,9 @@ Regular / pointwise convolution and linear work one output row at a time:
 the gather writes the patch of every pixel of the row (kp bytes each, kp =
 patch length rounded up to 4, the tail left 0) and its byte sum; a dot
 kernel computes every (pixel, output channel) dot of the group into an
-int32 row (q_dot_dsp.dots with SMLAD on armv7e-m, q_dot_thumb.dots in Arm
+int32 row (q_dot_dsp.dots with SMLAD on armv7e-m, or q_dot_dsp.dotsx on the row
+expanded once into halfword lanes; a pointwise convolution there goes to
+native/q_conv_pw_viper.py; q_dot_thumb.dots in Arm
 Thumb assembly on other Arm ports, q_dots_viper.dots elsewhere; all read the
 packed channel pairs); the requantization writes the int8 outputs (q_requant_thumb.rows on Arm). The
 viper gather and requantization live in native/q_conv_rows_viper.py,
@@ -38,8 +40,6 @@ from portable_kernels.util.emitters import DSP, HAS_THUMB, THUMB2
 _ACC_WORDS = const(512)
 # Steps of fewer multiply-accumulates keep their own control arrays (prepare)
 _PRIVATE_MACS = const(16384)
-# the most bytes a pointwise step's run of pixels takes as dotsx's lanes (armv7e-m)
-_PW_BYTES = const(4096)
 
 
 def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
@@ -73,7 +73,6 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     # when it runs (_fill: ~16k instructions on a Cortex-M3, ~350 bytes less kept per step).
     private = n * groups * opg * oh * ow * kn < _PRIVATE_MACS
     rq = None
-    ex = None  # armv7e-m with 4 or more channels a pass: the row's bytes expanded once (q_dot_dsp.expand)
     if HAS_THUMB:
         if DSP:  # armv7e-m: SMLAD, two pixels by two channels
             from portable_kernels.native.q_dot_dsp import dots
@@ -87,7 +86,9 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
         from portable_kernels.native.q_dots_viper import dots
     plane = oh * ow
     if DSP and kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0 and kp == cpg <= 512 and opg >= 4 and plane > 1:
-        return _prepare_pw(x, out, params, wt, geom, tail, kn, kp, rq)
+        from portable_kernels.native import q_conv_pw_viper
+
+        return q_conv_pw_viper.prepare(x, out, params, wt, geom, tail, kn, kp, rq)
     gx = None
     if HAS_THUMB:
         from portable_kernels.native import q_gather_thumb
@@ -98,12 +99,14 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     cn = opg
     if rq is not None and ow * opg > _ACC_WORDS:
         cn = max(2, (_ACC_WORDS // ow) & ~1)
-    xcol = None
-    if DSP and rq is not None and cn >= 4:
-        from portable_kernels.native.q_dot_dsp import dotsx, expand
+    col = scratch.rows("col", ow * kp)
+    # the row's bytes expanded once, dotted by dotsx (at most 4 KB of lanes: RAM)
+    if DSP and gx is not None and cn >= 4 and ow * kp <= 2048:
+        from portable_kernels.native import q_dot_dsp
 
-        dots, ex = dotsx, expand
-        xcol = scratch.rows("xcol", (ow * kp) >> 1)  # 2 * ow * kp bytes
+        dots = q_dot_dsp.dotsx
+        gx = q_dot_dsp.expanding(gx, col, private)
+        col = scratch.rows("xcol", (ow * kp) >> 1)  # 2 * ow * kp bytes: dotsx's operand
     vf = None  # the viper gather and requantization, imported only where a step uses them
     if gx is None or rq is None:
         from portable_kernels.native import q_conv_rows_viper
@@ -130,7 +133,7 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
         out.buf,
         params,
         g,
-        scratch.rows("col", ow * kp),
+        col,
         scratch.rows("sx", ow),
         wt,
         scratch.rows("acc", ow * cn),
@@ -140,100 +143,8 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
         rqa,
         gx,
         vf,
-        xcol,
-        ex,
     )
     return _step, ctx
-
-
-def _prepare_pw(x, out, params, wt, geom, tail, kn, kp, rq):
-    """A pointwise convolution on armv7e-m (1x1, stride 1, no padding, channels a multiple of
-    4 up to 512, 4 or more output channels): no gather, the plane's pixels in runs of up to
-    _PW_BYTES // (2 * kp) (even, at most _ACC_WORDS // 4), read by q_dot_dsp.pwx from the input
-    planes into dotsx's lanes; then dotsx and the Thumb-2 requantization, channels cn at a time."""
-    from portable_kernels.native.q_dot_dsp import dotsx, pwx
-
-    opg = geom[2]
-    plane = geom[14] * geom[15]
-    run = min(plane, _PW_BYTES // (2 * kp), _ACC_WORDS // 4) & ~1
-    cn = opg
-    if run * opg > _ACC_WORDS:
-        cn = max(2, (_ACC_WORDS // run) & ~1)
-    g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp, 1, 0, cn, 1, run])
-    ctx = (
-        x.buf,
-        out.buf,
-        params,
-        g,
-        scratch.rows("xcol", run * kp >> 1),
-        scratch.rows("sx", run),
-        wt,
-        scratch.rows("acc", run * cn),
-        scratch.rows("qc ctl", 13),
-        dotsx,
-        rq,
-        scratch.rows("qc rq", 16),
-        pwx,
-        scratch.rows("qp ctl", 5),
-    )
-    return _step_pw, ctx
-
-
-def _step_pw(ctx):
-    g = ctx[3]
-    _fill(g, ctx[8], ctx[11], None)
-    _pw_rows(ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13])
-
-
-@micropython.viper
-def _pw_rows(xobj, oobj, pobj, gobj, xcolobj, sxobj, wtobj, accobj, ctlobj, dots, rq, rqobj, pwx, pcobj):
-    ctl = ptr32(ctlobj)  # noqa: F821
-    g = ptr32(gobj)  # noqa: F821
-    rc = ptr32(rqobj)  # noqa: F821
-    pc = ptr32(pcobj)  # noqa: F821
-    n = g[2]
-    groups = g[3]
-    opg = g[4]
-    cpg = g[5]
-    kp = g[23]
-    cn = g[26]
-    run = g[28]
-    plane = g[16] * g[17]
-    table = int(ptr8(pobj))  # noqa: F821
-    pc[1] = plane
-    pc[2] = cpg * plane
-    ctl[1] = kp
-    for b in range(n):
-        for gi in range(groups):
-            xa = int(ptr8(xobj)) + g[0] + (b * groups + gi) * cpg * plane  # noqa: F821
-            p = 0
-            while p < plane:
-                m = run
-                if m > plane - p:
-                    m = plane - p
-                pc[0] = m
-                pc[4] = xa + p
-                pwx(pcobj, xcolobj, sxobj)
-                ctl[0] = m
-                rc[1] = m
-                j = 0
-                while j < opg:
-                    c = cn
-                    if c > opg - j:
-                        c = opg - j
-                    oc = gi * opg + j
-                    ctl[2] = c
-                    ctl[3] = oc * kp
-                    ctl[9] = c >> 1
-                    ctl[10] = c & 1
-                    dots(xcolobj, wtobj, accobj, ctlobj)
-                    rc[0] = 4 * c
-                    rc[4] = c
-                    rc[5] = table + oc * 32
-                    rc[3] = g[1] + (b * groups * opg + oc) * plane + p
-                    rq(accobj, sxobj, oobj, rqobj)
-                    j += c
-                p += m
 
 
 _fill_rq = None  # q_requant_thumb.fill_ctl, where a step uses it (set at load)
@@ -260,13 +171,11 @@ def _step(ctx):
     g = ctx[3]
     if g[27]:
         _fill(g, ctx[8], ctx[11], ctx[12])
-    _conv_rows(
-        ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13], ctx[14], ctx[15]
-    )
+    _conv_rows(ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13])
 
 
 @micropython.viper
-def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dots, rq, rqobj, gx, vf, xcolobj, ex):
+def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dots, rq, rqobj, gx, vf):
     # objects, not pointers, are passed on: a pointer argument would be boxed as an int
     ctl = ptr32(ctlobj)  # noqa: F821
     g = ptr32(gobj)  # noqa: F821
@@ -303,10 +212,6 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
                     continue
                 # Arm: the row's output channels cn at a time (pairs stay whole: cn is even or all)
                 rc = ptr32(rqobj)  # noqa: F821
-                dcol = colobj
-                if ex:
-                    ex(colobj, xcolobj, ctlobj)
-                    dcol = xcolobj
                 j = 0
                 while j < opg:
                     c = cn
@@ -317,7 +222,7 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
                     ctl[3] = oc * kp
                     ctl[9] = c >> 1
                     ctl[10] = c & 1
-                    dots(dcol, wtobj, accobj, ctlobj)
+                    dots(colobj, wtobj, accobj, ctlobj)
                     rc[0] = 4 * c
                     rc[4] = c
                     rc[5] = table + oc * 32
@@ -327,4 +232,3 @@ def _conv_rows(xobj, oobj, pobj, gobj, colobj, sxobj, wtobj, accobj, ctlobj, dot
 
 
 noalloc.mark(_step)
-noalloc.mark(_step_pw)

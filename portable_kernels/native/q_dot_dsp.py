@@ -26,6 +26,26 @@ import micropython
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
 
+_SHARED = []  # the gather of every step with shared control arrays
+
+
+def expanding(gx, col, private):
+    """q_gather_thumb's (tab, ctl, colrows, psums, gather, fill) with gather_x in place of
+    its gather: the row gathered into col, then expanded into the step's col (dotsx's
+    lanes). One tuple for all steps that share their control arrays (load time)."""
+    if not private and _SHARED:
+        return _SHARED[0]
+    t = gx[:4] + (gather_x, gx[5], gx[4], col)
+    if not private:
+        _SHARED.append(t)
+    return t
+
+
+def gather_x(xobj, gobj, xcol, sxobj, plane, oy, gx):
+    gx[6](xobj, gobj, gx[7], sxobj, plane, oy, gx)
+    expand(gx[7], xcol, gx[1])
+
+
 @micropython.asm_thumb
 def dots(r0, r1, r2, r3):
     # inner loop registers: r0 patch of pixel 0, r1 weights, r2 r3 r4 r5 the four sums
@@ -207,14 +227,14 @@ def dots(r0, r1, r2, r3):
 
 @micropython.asm_thumb
 def expand(r0, r1, r2):
-    # expand(col, xcol, ctl): the row's patch bytes (ctl[0] pixels of ctl[1] bytes, as the
-    # gather writes them) as the halfword lanes UXTB16 makes of each word (bytes 0 2, then
+    # expand(col, xcol, ctl): the row's patch bytes (ctl[12] pixels of ctl[3] bytes, as the
+    # gather writes them; ctl is q_gather_thumb's) as the halfword lanes UXTB16 makes of each word (bytes 0 2, then
     # 1 3), pixel pairs interleaved 4 bytes at a time (16 bytes per pair), an odd last pixel
     # alone (8 bytes per 4): dotsx's operand, expanded once per row instead of once per
     # channel pair. ~9 instructions per 8 bytes. Writes only xcol; returns 0.
     data(2, 0xE92D, 0x0300)  # push {r8, r9}
-    ldr(r3, [r2, 4])  # kp
-    ldr(r4, [r2, 0])  # pixels
+    ldr(r3, [r2, 12])  # kp
+    ldr(r4, [r2, 48])  # pixels
     data(2, 0xF1A3, 0x0C04)  # sub.w r12, r3, #4: the second pixel's bytes from r0 after its post-increment
     label(EP)
     cmp(r4, 2)

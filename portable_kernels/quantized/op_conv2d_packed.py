@@ -23,7 +23,10 @@ channels per group or one input channel read in place
 gather, the dots, the depthwise windows and the requantization are
 asm_thumb (native/q_gather_thumb.py, native/q_dot_thumb.py,
 native/q_dw_thumb.py, native/q_requant_thumb.py); on Thumb-2 a 3x3
-depthwise convolution is one assembler step (native/q_dw_step_thumb.py). All bit-identical to
+depthwise convolution is one assembler step (native/q_dw_step_thumb.py);
+with the DSP extension the row is expanded once into SMLAD's halfword lanes
+and a pointwise convolution reads its pixels from the input planes without
+a gather (native/q_dot_dsp.py, native/q_conv_pw_viper.py). All bit-identical to
 host_tools/quantize/ref.py. Nothing proportional to the weights is copied;
 no step allocates.
 """

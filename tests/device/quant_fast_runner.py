@@ -168,13 +168,14 @@ def step_name(step, ctx):
         "native.q_dw_step_thumb",
         "native.q_conv_direct_viper",
         "native.q_conv_viper",
+        "native.q_conv_pw_viper",
         "native.q_linear_thumb",
         "quantized.op_conv2d_packed",
     ):
         m = sys.modules.get("portable_kernels." + mod)
         for fn in ("_step", "_step_pw", "_step_thumb", "_step_3x3", "_conv_ref", "_linear", "dw3x3"):
             if m is not None and getattr(m, fn, None) is step:
-                if mod == "native.q_conv_viper":  # the dot kernel it calls: asm_thumb or viper
+                if mod in ("native.q_conv_viper", "native.q_conv_pw_viper"):  # the dot kernel it calls: asm_thumb or viper
                     dots = "viper"
                     for name in ("dsp", "thumb"):
                         dm = sys.modules.get("portable_kernels.native.q_dot_" + name)
