@@ -206,11 +206,18 @@ def pool_cases():
     x = q(1, 3, 7, 6, seed=800)
     m, s, lim = quant_ref.requant_params(0.9 / 4)
     mg, sg, limg = quant_ref.requant_params(1.3 / 42)
+    xw = q(2, 4, 11, 8, seed=801)
+    m16, s16, lim16 = quant_ref.requant_params(1.0 / 16)
+    m25, s25, lim25 = quant_ref.requant_params(1.0 / 25)
     return [
         _c("q max_pool2d 2x2", "max_pool2d", [x, [2, 2], [2, 2], [0, 0], [1, 1], Out((1, 3, 3, 3), I8)]),
         _c("q max_pool2d 3x3 stride 2 pad 1 dilation 1x2", "max_pool2d", [x, [3, 3], [2, 2], [1, 1], [1, 2], Out((1, 3, 4, 2), I8)]),
         _c("q avg_pool2d 2x2", "avg_pool2d", [x, [2, 2], [2, 2], -6, m, s, lim, 3, Out((1, 3, 3, 3), I8)]),
         _c("q avg_pool2d global", "avg_pool2d", [x, [7, 6], [7, 6], 11, mg, sg, limg, -2, Out((1, 3, 1, 1), I8)]),
+        # windows of 16 bytes and more (summed in assembler on Arm: native/q_pool_thumb.py), many
+        # outputs, the mean's scale: a byte summed wrong moves an output
+        _c("q avg_pool2d 4x4 stride 2", "avg_pool2d", [xw, [4, 4], [2, 2], 5, m16, s16, lim16, -1, Out((2, 4, 4, 3), I8)]),
+        _c("q avg_pool2d 5x5 stride 1", "avg_pool2d", [xw, [5, 5], [1, 1], -9, m25, s25, lim25, 2, Out((2, 4, 7, 4), I8)]),
         Case(
             "q max_pool2d error padding",
             "mpy_et_quant::max_pool2d.out",
