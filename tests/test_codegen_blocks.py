@@ -3,6 +3,8 @@ copy current with its one source, and markers that cannot be rendered refused.
 What the blocks compute is checked bit for bit by the kernels' own tests
 (test_f32_*_viper.py, test_quant_fast.py, test_kernels.py)."""
 
+import os
+
 import pytest
 
 from host_tools.codegen import blocks
@@ -45,3 +47,13 @@ def test_render_fills_a_block_at_its_indentation_with_the_kernels_names():
 def test_bad_markers_are_refused_by_name(marker, end, message):
     with pytest.raises(blocks.BlockError, match=message):
         blocks.render((_MARK % marker) + "\n" + end + "\n", "k.py")
+
+
+def test_the_thumb2_copies_are_current():
+    """native/q_dot_thumb2.py is q_dot_thumb.py with MLA for each MUL + ADD (host_tools/codegen/mla_variants.py)."""
+    from host_tools.codegen import mla_variants
+
+    assert mla_variants.stale() == []
+    src = open(os.path.join(mla_variants._NATIVE, "q_dot_thumb.py")).read()
+    out = mla_variants.render(src, "q_dot_thumb.py")
+    assert out.count("mla(") == src.count("    mul(") and "mul(" not in out.split('"""', 2)[2]

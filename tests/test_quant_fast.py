@@ -50,7 +50,7 @@ def test_fast_paths_match_the_reference_and_cpython(target):
     # the fast steps were taken: 3x3 depthwise by padded planes, the rest go by rows
     # through the asm_thumb dot kernel on Arm, the viper one elsewhere
     # (SMLAD on the Cortex-M7's DSP extension)
-    dots = {"cortex-m7": "dsp", "cortex-m3-large": "thumb"}.get(target, "viper")
+    dots = {"cortex-m7": "dsp", "cortex-m3-large": "thumb2"}.get(target, "viper")  # thumb2: MLA (armv7-m)
     for name, (step, _, _) in got.items():
         want = "native.q_conv_viper._step+" + dots
         if name in DW_STEP and dots != "viper":  # 3x3 on Thumb-2, every channel's multiplier fits: one assembler step

@@ -76,6 +76,8 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     if HAS_THUMB:
         if DSP:  # armv7e-m: SMLAD, two pixels by two channels
             from portable_kernels.native.q_dot_dsp import dots
+        elif THUMB2:  # armv7-m: MLA (q_dot_thumb's generated copy)
+            from portable_kernels.native.q_dot_thumb2 import dots
         else:
             from portable_kernels.native.q_dot_thumb import dots
         from portable_kernels.native.q_requant_thumb import fill_ctl, rows

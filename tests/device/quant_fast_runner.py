@@ -177,7 +177,7 @@ def step_name(step, ctx):
             if m is not None and getattr(m, fn, None) is step:
                 if mod in ("native.q_conv_viper", "native.q_conv_pw_viper"):  # the dot kernel it calls: asm_thumb or viper
                     dots = "viper"
-                    for name in ("dsp", "thumb"):
+                    for name in ("dsp", "thumb", "thumb2"):
                         dm = sys.modules.get("portable_kernels.native.q_dot_" + name)
                         if dm is not None and ctx[9] in (dm.dots, getattr(dm, "dotsx", None)):
                             dots = name
