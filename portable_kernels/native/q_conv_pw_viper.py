@@ -13,7 +13,6 @@ import micropython
 
 from mpy_et import noalloc
 from mpy_et.port import const
-from portable_kernels.native import q_conv_viper
 from portable_kernels.util import scratch
 
 # Thumb-2 only (dotsx, pwx): the module goes only to those dists
@@ -23,7 +22,7 @@ _PW_BYTES = const(2048)
 _ACC_WORDS = const(512)  # q_conv_viper's
 
 
-def prepare(x, out, params, wt, geom, tail, kn, kp, rq):
+def prepare(x, out, params, wt, geom, tail, kn, kp, rq, fill):
     """(step, ctx) of a checked pointwise convolution (q_conv_viper.prepare chose it): runs of
     up to _PW_BYTES // (2 * kp) pixels (even, at most _ACC_WORDS // 4)."""
     from portable_kernels.native.q_dot_dsp import dotsx, pwx
@@ -50,13 +49,14 @@ def prepare(x, out, params, wt, geom, tail, kn, kp, rq):
         scratch.rows("qc rq", 16),
         pwx,
         scratch.rows("qp ctl", 5),
+        fill,  # q_conv_viper._fill: passed in, not imported (q_conv_viper imports this module)
     )
     return _step_pw, ctx
 
 
 def _step_pw(ctx):
     g = ctx[3]
-    q_conv_viper._fill(g, ctx[8], ctx[11], None)
+    ctx[14](g, ctx[8], ctx[11], None)
     _pw_rows(ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12], ctx[13])
 
 

@@ -90,7 +90,7 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     if DSP and kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0 and kp == cpg <= 512 and opg >= 4 and plane > 1:
         from portable_kernels.native import q_conv_pw_viper
 
-        return q_conv_pw_viper.prepare(x, out, params, wt, geom, tail, kn, kp, rq)
+        return q_conv_pw_viper.prepare(x, out, params, wt, geom, tail, kn, kp, rq, _fill)
     gx = None
     if HAS_THUMB:
         from portable_kernels.native import q_gather_thumb
