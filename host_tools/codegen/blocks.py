@@ -283,10 +283,46 @@ add(r0, 1)
 add(r7, 32)
 """
 
-# name -> (template, {argument: default or None when the marker must give it})
+
+def _mm_fpu_pass(n, name):
+    """One pass of MM_FPU over n output columns (8, 4 or 1): sums d8..d(7+n)
+    from the bias (or 0), a's element in d1 times b's n columns (s4.., widened
+    through d6/d7 in turn), each sum rounded to float32 and stored."""
+    d = range(8, 8 + n)
+    out = ["label(%s)" % name]
+    if n == 1:
+        out += ["cmp(r4, 0)", "beq(ROWEND)"]  # no column left: the row is done
+    out.append("mov(r4, 0)")
+    out += ["data(2, 0xEC44, 0x%04X)  # vmov d%d, r4, r4" % (0x4B10 + k, k) for k in d]
+    out += ["ldr(r4, [r7, 20])", "cmp(r4, 0)", "beq(NB%d)" % n, "ldr(r5, [r7, 68])", "ldr(r6, [r7, 28])", "lsl(r6, r6, 2)"]
+    for k in d:
+        out += ["data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]", "add(r5, r5, r6)"]
+        out.append("data(2, 0xEEB7, 0x%04X)  # vcvt.f64.f32 d%d, s0" % (k << 12 | 0x0AC0, k))
+    out += ["str(r5, [r7, 68])", "label(NB%d)" % n]
+    out += ["ldr(r0, [r7, 36])", "ldr(r1, [r7, 8])", "lsl(r1, r1, 2)", "add(r1, r0, r1)", "ldr(r2, [r7, 64])", "ldr(r3, [r7, 72])"]
+    out += ["label(L%d)" % n, "data(2, 0xECB0, 0x0A01)  # vldmia r0!, {{s0}}", "data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0"]
+    last = "s4" if n == 1 else "s4-s%d" % (3 + n)
+    cols = "b's column" if n == 1 else "b's %d columns" % n
+    out += ["data(2, 0xEC92, 0x%04X)  # vldmia r2, {{%s}}: %s" % (0x2A00 + n, last, cols), "add(r2, r2, r3)"]
+    for j, k in enumerate(d):
+        t, s = 6 + j % 2, 4 + j
+        out.append("data(2, 0xEEB7, 0x%04X)  # vcvt.f64.f32 d%d, s%d" % (t << 12 | 0x0AC0 | (s & 1) << 5 | s >> 1, t, s))
+        out.append("data(2, 0xEEA1, 0x%04X)  # vfma.f64 d%d, d1, d%d" % (k << 12 | 0x0B00 | t, k, t))
+    out += ["cmp(r0, r1)", "blt(L%d)" % n, "ldr(r4, [r7, 44])"]
+    for j, k in enumerate(d):
+        out.append("data(2, 0xEEB7, 0x%04X)  # vcvt.f32.f64 s0, d%d" % (0x0BC0 | k, k))
+        out.append("data(2, 0xED84, 0x%04X)  # vstr s0, [r4, %d]" % (0x0A00 | j, 4 * j))
+    for word, step in ((44, "add(r4, %d)" % (4 * n)), (64, "add(r4, %d)" % (4 * n)), (52, "sub(r4, %d)" % n)):
+        out += ["ldr(r4, [r7, %d])" % word if word != 44 else None, step, "str(r4, [r7, %d])" % word]
+    out.append("b(COL)")
+    return "\n".join(x for x in out if x is not None) + "\n"
+
+
 # f32_mm_fpu's product (its docstring), in _mm (called with its arguments) and in the
-# assembler step _step (addresses from the context): r0 cx, r1 a, r2 b, r3 o.
-MM_FPU = """\
+# assembler step _step (addresses from the context): r0 cx, r1 a, r2 b, r3 o; its passes
+# over 4, 8 and 1 columns from _mm_fpu_pass.
+MM_FPU = (
+    """\
 data(2, 0xED2D, 0x8B10)  # vpush {{d8-d15}}
 mov(r7, r0)
 ldr(r4, [r7, 84])
@@ -332,211 +368,11 @@ label(LT8)
 cmp(r4, 4)
 bge(FOUR)
 b(ONE)
-label(FOUR)
-mov(r4, 0)
-data(2, 0xEC44, 0x4B18)  # vmov d8, r4, r4
-data(2, 0xEC44, 0x4B19)  # vmov d9, r4, r4
-data(2, 0xEC44, 0x4B1A)  # vmov d10, r4, r4
-data(2, 0xEC44, 0x4B1B)  # vmov d11, r4, r4
-ldr(r4, [r7, 20])
-cmp(r4, 0)
-beq(NB4)
-ldr(r5, [r7, 68])
-ldr(r6, [r7, 28])
-lsl(r6, r6, 2)
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0x8AC0)  # vcvt.f64.f32 d8, s0
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0x9AC0)  # vcvt.f64.f32 d9, s0
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0xAAC0)  # vcvt.f64.f32 d10, s0
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0xBAC0)  # vcvt.f64.f32 d11, s0
-str(r5, [r7, 68])
-label(NB4)
-ldr(r0, [r7, 36])
-ldr(r1, [r7, 8])
-lsl(r1, r1, 2)
-add(r1, r0, r1)
-ldr(r2, [r7, 64])
-ldr(r3, [r7, 72])
-label(L4)
-data(2, 0xECB0, 0x0A01)  # vldmia r0!, {{s0}}
-data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0
-data(2, 0xEC92, 0x2A04)  # vldmia r2, {{s4-s7}}
-add(r2, r2, r3)
-data(2, 0xEEB7, 0x4AC2)  # vcvt.f64.f32 d4, s4
-data(2, 0xEEB7, 0x5AE2)  # vcvt.f64.f32 d5, s5
-data(2, 0xEEB7, 0x6AC3)  # vcvt.f64.f32 d6, s6
-data(2, 0xEEB7, 0x7AE3)  # vcvt.f64.f32 d7, s7
-data(2, 0xEEA1, 0x8B04)  # vfma.f64 d8, d1, d4
-data(2, 0xEEA1, 0x9B05)  # vfma.f64 d9, d1, d5
-data(2, 0xEEA1, 0xAB06)  # vfma.f64 d10, d1, d6
-data(2, 0xEEA1, 0xBB07)  # vfma.f64 d11, d1, d7
-cmp(r0, r1)
-blt(L4)
-ldr(r4, [r7, 44])
-data(2, 0xEEB7, 0x0BC8)  # vcvt.f32.f64 s0, d8
-data(2, 0xED84, 0x0A00)  # vstr s0, [r4, 0]
-data(2, 0xEEB7, 0x0BC9)  # vcvt.f32.f64 s0, d9
-data(2, 0xED84, 0x0A01)  # vstr s0, [r4, 4]
-data(2, 0xEEB7, 0x0BCA)  # vcvt.f32.f64 s0, d10
-data(2, 0xED84, 0x0A02)  # vstr s0, [r4, 8]
-data(2, 0xEEB7, 0x0BCB)  # vcvt.f32.f64 s0, d11
-data(2, 0xED84, 0x0A03)  # vstr s0, [r4, 12]
-add(r4, 16)
-str(r4, [r7, 44])
-ldr(r4, [r7, 64])
-add(r4, 16)
-str(r4, [r7, 64])
-ldr(r4, [r7, 52])
-sub(r4, 4)
-str(r4, [r7, 52])
-b(COL)
-label(EIGHT)
-mov(r4, 0)
-data(2, 0xEC44, 0x4B18)  # vmov d8, r4, r4
-data(2, 0xEC44, 0x4B19)  # vmov d9, r4, r4
-data(2, 0xEC44, 0x4B1A)  # vmov d10, r4, r4
-data(2, 0xEC44, 0x4B1B)  # vmov d11, r4, r4
-data(2, 0xEC44, 0x4B1C)  # vmov d12, r4, r4
-data(2, 0xEC44, 0x4B1D)  # vmov d13, r4, r4
-data(2, 0xEC44, 0x4B1E)  # vmov d14, r4, r4
-data(2, 0xEC44, 0x4B1F)  # vmov d15, r4, r4
-ldr(r4, [r7, 20])
-cmp(r4, 0)
-beq(NB8)
-ldr(r5, [r7, 68])
-ldr(r6, [r7, 28])
-lsl(r6, r6, 2)
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0x8AC0)  # vcvt.f64.f32 d8, s0
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0x9AC0)  # vcvt.f64.f32 d9, s0
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0xAAC0)  # vcvt.f64.f32 d10, s0
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0xBAC0)  # vcvt.f64.f32 d11, s0
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0xCAC0)  # vcvt.f64.f32 d12, s0
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0xDAC0)  # vcvt.f64.f32 d13, s0
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0xEAC0)  # vcvt.f64.f32 d14, s0
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-add(r5, r5, r6)
-data(2, 0xEEB7, 0xFAC0)  # vcvt.f64.f32 d15, s0
-str(r5, [r7, 68])
-label(NB8)
-ldr(r0, [r7, 36])
-ldr(r1, [r7, 8])
-lsl(r1, r1, 2)
-add(r1, r0, r1)
-ldr(r2, [r7, 64])
-ldr(r3, [r7, 72])
-label(L8)
-data(2, 0xECB0, 0x0A01)  # vldmia r0!, {{s0}}
-data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0
-data(2, 0xEC92, 0x2A08)  # vldmia r2, {{s4-s11}}: b's 8 columns
-add(r2, r2, r3)
-data(2, 0xEEB7, 0x6AC2)  # vcvt.f64.f32 d6, s4
-data(2, 0xEEA1, 0x8B06)  # vfma.f64 d8, d1, d6
-data(2, 0xEEB7, 0x7AE2)  # vcvt.f64.f32 d7, s5
-data(2, 0xEEA1, 0x9B07)  # vfma.f64 d9, d1, d7
-data(2, 0xEEB7, 0x6AC3)  # vcvt.f64.f32 d6, s6
-data(2, 0xEEA1, 0xAB06)  # vfma.f64 d10, d1, d6
-data(2, 0xEEB7, 0x7AE3)  # vcvt.f64.f32 d7, s7
-data(2, 0xEEA1, 0xBB07)  # vfma.f64 d11, d1, d7
-data(2, 0xEEB7, 0x6AC4)  # vcvt.f64.f32 d6, s8
-data(2, 0xEEA1, 0xCB06)  # vfma.f64 d12, d1, d6
-data(2, 0xEEB7, 0x7AE4)  # vcvt.f64.f32 d7, s9
-data(2, 0xEEA1, 0xDB07)  # vfma.f64 d13, d1, d7
-data(2, 0xEEB7, 0x6AC5)  # vcvt.f64.f32 d6, s10
-data(2, 0xEEA1, 0xEB06)  # vfma.f64 d14, d1, d6
-data(2, 0xEEB7, 0x7AE5)  # vcvt.f64.f32 d7, s11
-data(2, 0xEEA1, 0xFB07)  # vfma.f64 d15, d1, d7
-cmp(r0, r1)
-blt(L8)
-ldr(r4, [r7, 44])
-data(2, 0xEEB7, 0x0BC8)  # vcvt.f32.f64 s0, d8
-data(2, 0xED84, 0x0A00)  # vstr s0, [r4, 0]
-data(2, 0xEEB7, 0x0BC9)  # vcvt.f32.f64 s0, d9
-data(2, 0xED84, 0x0A01)  # vstr s0, [r4, 4]
-data(2, 0xEEB7, 0x0BCA)  # vcvt.f32.f64 s0, d10
-data(2, 0xED84, 0x0A02)  # vstr s0, [r4, 8]
-data(2, 0xEEB7, 0x0BCB)  # vcvt.f32.f64 s0, d11
-data(2, 0xED84, 0x0A03)  # vstr s0, [r4, 12]
-data(2, 0xEEB7, 0x0BCC)  # vcvt.f32.f64 s0, d12
-data(2, 0xED84, 0x0A04)  # vstr s0, [r4, 16]
-data(2, 0xEEB7, 0x0BCD)  # vcvt.f32.f64 s0, d13
-data(2, 0xED84, 0x0A05)  # vstr s0, [r4, 20]
-data(2, 0xEEB7, 0x0BCE)  # vcvt.f32.f64 s0, d14
-data(2, 0xED84, 0x0A06)  # vstr s0, [r4, 24]
-data(2, 0xEEB7, 0x0BCF)  # vcvt.f32.f64 s0, d15
-data(2, 0xED84, 0x0A07)  # vstr s0, [r4, 28]
-add(r4, 32)
-str(r4, [r7, 44])
-ldr(r4, [r7, 64])
-add(r4, 32)
-str(r4, [r7, 64])
-ldr(r4, [r7, 52])
-sub(r4, 8)
-str(r4, [r7, 52])
-b(COL)
-label(ONE)
-cmp(r4, 0)
-beq(ROWEND)
-mov(r4, 0)
-data(2, 0xEC44, 0x4B18)  # vmov d8, r4, r4
-ldr(r4, [r7, 20])
-cmp(r4, 0)
-beq(NB1)
-ldr(r5, [r7, 68])
-data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-data(2, 0xEEB7, 0x8AC0)  # vcvt.f64.f32 d8, s0
-ldr(r6, [r7, 28])
-lsl(r6, r6, 2)
-add(r5, r5, r6)
-str(r5, [r7, 68])
-label(NB1)
-ldr(r0, [r7, 36])
-ldr(r1, [r7, 8])
-lsl(r1, r1, 2)
-add(r1, r0, r1)
-ldr(r2, [r7, 64])
-ldr(r3, [r7, 72])
-label(L1)
-data(2, 0xECB0, 0x0A01)  # vldmia r0!, {{s0}}
-data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0
-data(2, 0xED92, 0x2A00)  # vldr s4, [r2, 0]
-add(r2, r2, r3)
-data(2, 0xEEB7, 0x4AC2)  # vcvt.f64.f32 d4, s4
-data(2, 0xEEA1, 0x8B04)  # vfma.f64 d8, d1, d4
-cmp(r0, r1)
-blt(L1)
-ldr(r4, [r7, 44])
-data(2, 0xEEB7, 0x0BC8)  # vcvt.f32.f64 s0, d8
-data(2, 0xED84, 0x0A00)  # vstr s0, [r4, 0]
-add(r4, 4)
-str(r4, [r7, 44])
-ldr(r4, [r7, 64])
-add(r4, 4)
-str(r4, [r7, 64])
-ldr(r4, [r7, 52])
-sub(r4, 1)
-str(r4, [r7, 52])
-b(COL)
+"""
+    + _mm_fpu_pass(4, "FOUR")
+    + _mm_fpu_pass(8, "EIGHT")
+    + _mm_fpu_pass(1, "ONE")
+    + """\
 label(ROWEND)
 ldr(r4, [r7, 44])
 ldr(r5, [r7, 104])
@@ -576,7 +412,9 @@ label(DONE)
 data(2, 0xECBD, 0x8B10)  # vpop {{d8-d15}}
 mov(r0, 0)
 """
+)
 
+# name -> (template, {argument: default or None when the marker must give it})
 BLOCKS = {
     "round_f32": (ROUND_F32, {"d": "d"}),
     "requant_int8": (REQUANT_INT8, {"acc": None, "m": None, "out": None}),

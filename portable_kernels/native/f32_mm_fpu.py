@@ -178,15 +178,15 @@ def _mm(r0, r1, r2, r3):
     label(L4)
     data(2, 0xECB0, 0x0A01)  # vldmia r0!, {s0}
     data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0
-    data(2, 0xEC92, 0x2A04)  # vldmia r2, {s4-s7}
+    data(2, 0xEC92, 0x2A04)  # vldmia r2, {s4-s7}: b's 4 columns
     add(r2, r2, r3)
-    data(2, 0xEEB7, 0x4AC2)  # vcvt.f64.f32 d4, s4
-    data(2, 0xEEB7, 0x5AE2)  # vcvt.f64.f32 d5, s5
+    data(2, 0xEEB7, 0x6AC2)  # vcvt.f64.f32 d6, s4
+    data(2, 0xEEA1, 0x8B06)  # vfma.f64 d8, d1, d6
+    data(2, 0xEEB7, 0x7AE2)  # vcvt.f64.f32 d7, s5
+    data(2, 0xEEA1, 0x9B07)  # vfma.f64 d9, d1, d7
     data(2, 0xEEB7, 0x6AC3)  # vcvt.f64.f32 d6, s6
-    data(2, 0xEEB7, 0x7AE3)  # vcvt.f64.f32 d7, s7
-    data(2, 0xEEA1, 0x8B04)  # vfma.f64 d8, d1, d4
-    data(2, 0xEEA1, 0x9B05)  # vfma.f64 d9, d1, d5
     data(2, 0xEEA1, 0xAB06)  # vfma.f64 d10, d1, d6
+    data(2, 0xEEB7, 0x7AE3)  # vcvt.f64.f32 d7, s7
     data(2, 0xEEA1, 0xBB07)  # vfma.f64 d11, d1, d7
     cmp(r0, r1)
     blt(L4)
@@ -314,11 +314,11 @@ def _mm(r0, r1, r2, r3):
     cmp(r4, 0)
     beq(NB1)
     ldr(r5, [r7, 68])
-    data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-    data(2, 0xEEB7, 0x8AC0)  # vcvt.f64.f32 d8, s0
     ldr(r6, [r7, 28])
     lsl(r6, r6, 2)
+    data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
     add(r5, r5, r6)
+    data(2, 0xEEB7, 0x8AC0)  # vcvt.f64.f32 d8, s0
     str(r5, [r7, 68])
     label(NB1)
     ldr(r0, [r7, 36])
@@ -330,10 +330,10 @@ def _mm(r0, r1, r2, r3):
     label(L1)
     data(2, 0xECB0, 0x0A01)  # vldmia r0!, {s0}
     data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0
-    data(2, 0xED92, 0x2A00)  # vldr s4, [r2, 0]
+    data(2, 0xEC92, 0x2A01)  # vldmia r2, {s4}: b's column
     add(r2, r2, r3)
-    data(2, 0xEEB7, 0x4AC2)  # vcvt.f64.f32 d4, s4
-    data(2, 0xEEA1, 0x8B04)  # vfma.f64 d8, d1, d4
+    data(2, 0xEEB7, 0x6AC2)  # vcvt.f64.f32 d6, s4
+    data(2, 0xEEA1, 0x8B06)  # vfma.f64 d8, d1, d6
     cmp(r0, r1)
     blt(L1)
     ldr(r4, [r7, 44])
@@ -479,15 +479,15 @@ def _step(r0):
     label(L4)
     data(2, 0xECB0, 0x0A01)  # vldmia r0!, {s0}
     data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0
-    data(2, 0xEC92, 0x2A04)  # vldmia r2, {s4-s7}
+    data(2, 0xEC92, 0x2A04)  # vldmia r2, {s4-s7}: b's 4 columns
     add(r2, r2, r3)
-    data(2, 0xEEB7, 0x4AC2)  # vcvt.f64.f32 d4, s4
-    data(2, 0xEEB7, 0x5AE2)  # vcvt.f64.f32 d5, s5
+    data(2, 0xEEB7, 0x6AC2)  # vcvt.f64.f32 d6, s4
+    data(2, 0xEEA1, 0x8B06)  # vfma.f64 d8, d1, d6
+    data(2, 0xEEB7, 0x7AE2)  # vcvt.f64.f32 d7, s5
+    data(2, 0xEEA1, 0x9B07)  # vfma.f64 d9, d1, d7
     data(2, 0xEEB7, 0x6AC3)  # vcvt.f64.f32 d6, s6
-    data(2, 0xEEB7, 0x7AE3)  # vcvt.f64.f32 d7, s7
-    data(2, 0xEEA1, 0x8B04)  # vfma.f64 d8, d1, d4
-    data(2, 0xEEA1, 0x9B05)  # vfma.f64 d9, d1, d5
     data(2, 0xEEA1, 0xAB06)  # vfma.f64 d10, d1, d6
+    data(2, 0xEEB7, 0x7AE3)  # vcvt.f64.f32 d7, s7
     data(2, 0xEEA1, 0xBB07)  # vfma.f64 d11, d1, d7
     cmp(r0, r1)
     blt(L4)
@@ -615,11 +615,11 @@ def _step(r0):
     cmp(r4, 0)
     beq(NB1)
     ldr(r5, [r7, 68])
-    data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
-    data(2, 0xEEB7, 0x8AC0)  # vcvt.f64.f32 d8, s0
     ldr(r6, [r7, 28])
     lsl(r6, r6, 2)
+    data(2, 0xED95, 0x0A00)  # vldr s0, [r5, 0]
     add(r5, r5, r6)
+    data(2, 0xEEB7, 0x8AC0)  # vcvt.f64.f32 d8, s0
     str(r5, [r7, 68])
     label(NB1)
     ldr(r0, [r7, 36])
@@ -631,10 +631,10 @@ def _step(r0):
     label(L1)
     data(2, 0xECB0, 0x0A01)  # vldmia r0!, {s0}
     data(2, 0xEEB7, 0x1AC0)  # vcvt.f64.f32 d1, s0
-    data(2, 0xED92, 0x2A00)  # vldr s4, [r2, 0]
+    data(2, 0xEC92, 0x2A01)  # vldmia r2, {s4}: b's column
     add(r2, r2, r3)
-    data(2, 0xEEB7, 0x4AC2)  # vcvt.f64.f32 d4, s4
-    data(2, 0xEEA1, 0x8B04)  # vfma.f64 d8, d1, d4
+    data(2, 0xEEB7, 0x6AC2)  # vcvt.f64.f32 d6, s4
+    data(2, 0xEEA1, 0x8B06)  # vfma.f64 d8, d1, d6
     cmp(r0, r1)
     blt(L1)
     ldr(r4, [r7, 44])
