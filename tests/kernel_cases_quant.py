@@ -304,6 +304,7 @@ def softmax_cases():
 
 def lookup_cases():
     x = q(2, 3, 5, 4, seed=1100)
+    x5 = q(1, 2, 3, 5, seed=1101)
     sig = quant_ref.lut_table(torch.sigmoid, 0.05, 3, 1.0 / 256, -128)
     gelu = quant_ref.lut_table(torch.nn.functional.gelu, 0.031, -20, 0.02, -100)
     return [
@@ -311,6 +312,9 @@ def lookup_cases():
         _c("q lut gelu 1-D", "lut", [x.reshape(-1), gelu, Out((120,), I8)]),
         _c("q upsample_nearest2d x2", "upsample_nearest2d", [x, [2.0, 2.0], Out((2, 3, 10, 8), I8)]),
         _c("q upsample_nearest2d 3x1", "upsample_nearest2d", [x, [3.0, 1.0], Out((2, 3, 15, 4), I8)]),
+        # rows not word-aligned (copied as bytes), a 2x row of odd width, columns through the table
+        _c("q upsample_nearest2d 1.5x2 odd", "upsample_nearest2d", [x5, [1.5, 2.0], Out((1, 2, 4, 10), I8)]),
+        _c("q upsample_nearest2d 2x1.5", "upsample_nearest2d", [x5, [2.0, 1.5], Out((1, 2, 6, 7), I8)]),
         Case("q lut error table", "mpy_et_quant::lut.out", [x, sig[:255], Out((2, 3, 5, 4), I8)], error=(INVALID_ARGUMENT, "int8[256]")),
         Case(
             "q upsample_nearest2d error float",
