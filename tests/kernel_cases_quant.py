@@ -207,11 +207,17 @@ def pool_cases():
     m, s, lim = quant_ref.requant_params(0.9 / 4)
     mg, sg, limg = quant_ref.requant_params(1.3 / 42)
     xw = q(2, 4, 11, 8, seed=801)
+    xo = q(2, 3, 5, 9, seed=802)
     m16, s16, lim16 = quant_ref.requant_params(1.0 / 16)
     m25, s25, lim25 = quant_ref.requant_params(1.0 / 25)
     return [
         _c("q max_pool2d 2x2", "max_pool2d", [x, [2, 2], [2, 2], [0, 0], [1, 1], Out((1, 3, 3, 3), I8)]),
         _c("q max_pool2d 3x3 stride 2 pad 1 dilation 1x2", "max_pool2d", [x, [3, 3], [2, 2], [1, 1], [1, 2], Out((1, 3, 4, 2), I8)]),
+        # unpadded windows (an assembler step on Arm: native/q_bytes_thumb.py): max_pool1d's k=2 on
+        # an odd row (its last byte unused), 2x2 over rows with a leftover row, taps (stride 1, dilation)
+        _c("q max_pool2d 1x2 odd row", "max_pool2d", [xo, [1, 2], [1, 2], [0, 0], [1, 1], Out((2, 3, 5, 4), I8)]),
+        _c("q max_pool2d 2x2 stride 2 dilation 3x1", "max_pool2d", [xw, [2, 2], [3, 2], [0, 0], [3, 1], Out((2, 4, 3, 4), I8)]),
+        _c("q max_pool2d 3x2 stride 1 dilation 1x3", "max_pool2d", [xw, [3, 2], [1, 1], [0, 0], [1, 3], Out((2, 4, 9, 5), I8)]),
         _c("q avg_pool2d 2x2", "avg_pool2d", [x, [2, 2], [2, 2], -6, m, s, lim, 3, Out((1, 3, 3, 3), I8)]),
         _c("q avg_pool2d global", "avg_pool2d", [x, [7, 6], [7, 6], 11, mg, sg, limg, -2, Out((1, 3, 1, 1), I8)]),
         # windows of 16 bytes and more (summed in assembler on Arm: native/q_pool_thumb.py), many
@@ -298,6 +304,7 @@ def softmax_cases():
 
 def lookup_cases():
     x = q(2, 3, 5, 4, seed=1100)
+    x5 = q(1, 2, 3, 5, seed=1101)
     sig = quant_ref.lut_table(torch.sigmoid, 0.05, 3, 1.0 / 256, -128)
     gelu = quant_ref.lut_table(torch.nn.functional.gelu, 0.031, -20, 0.02, -100)
     return [
@@ -305,6 +312,9 @@ def lookup_cases():
         _c("q lut gelu 1-D", "lut", [x.reshape(-1), gelu, Out((120,), I8)]),
         _c("q upsample_nearest2d x2", "upsample_nearest2d", [x, [2.0, 2.0], Out((2, 3, 10, 8), I8)]),
         _c("q upsample_nearest2d 3x1", "upsample_nearest2d", [x, [3.0, 1.0], Out((2, 3, 15, 4), I8)]),
+        # rows not word-aligned (copied as bytes), a 2x row of odd width, columns through the table
+        _c("q upsample_nearest2d 1.5x2 odd", "upsample_nearest2d", [x5, [1.5, 2.0], Out((1, 2, 4, 10), I8)]),
+        _c("q upsample_nearest2d 2x1.5", "upsample_nearest2d", [x5, [2.0, 1.5], Out((1, 2, 6, 7), I8)]),
         Case("q lut error table", "mpy_et_quant::lut.out", [x, sig[:255], Out((2, 3, 5, 4), I8)], error=(INVALID_ARGUMENT, "int8[256]")),
         Case(
             "q upsample_nearest2d error float",

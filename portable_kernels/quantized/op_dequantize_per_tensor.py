@@ -8,6 +8,7 @@ from mpy_et import dtypes, noalloc
 from portable_kernels.quantized import requant as q_requant
 from portable_kernels.quantized.requant import check_int8
 from portable_kernels.util import checks
+from portable_kernels.util.emitters import HAS_THUMB
 
 
 def dequantize_per_tensor_out(x, table, scale, zero_point, out):
@@ -22,6 +23,12 @@ def dequantize_per_tensor_out(x, table, scale, zero_point, out):
         checks.fail("%s: table must be float32[256] (values of -128..127), got %s" % (what, checks.shape_str(table)))
     if out.numel == 0:
         return None
+    if HAS_THUMB:  # Arm: the step an assembler function (None: a float word not aligned)
+        from portable_kernels.native import q_bytes_thumb
+
+        prepared = q_bytes_thumb.prepare_dequantize(x, table, out)
+        if prepared is not None:
+            return prepared
     if q_requant.use_viper:
         from portable_kernels.native import q_dequantize_viper
 

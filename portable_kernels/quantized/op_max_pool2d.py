@@ -5,6 +5,7 @@ from mpy_et import noalloc
 from portable_kernels.quantized import requant as q_requant
 from portable_kernels.quantized.requant import check_int8
 from portable_kernels.util import checks
+from portable_kernels.util.emitters import HAS_THUMB
 
 
 def max_pool2d_out(x, kernel_size, stride, padding, dilation, out):
@@ -26,6 +27,10 @@ def max_pool2d_out(x, kernel_size, stride, padding, dilation, out):
     checks.out_shape(out, (n, c, oh, ow), what)
     if out.numel == 0:
         return None
+    if HAS_THUMB and ph == 0 and pw == 0:  # Arm: the step an assembler function
+        from portable_kernels.native import q_bytes_thumb
+
+        return q_bytes_thumb.prepare_max_pool(x, out, n * c, h, w, kh, kw, sh, sw, dh, dw, oh, ow)
     if q_requant.use_viper:
         from portable_kernels.native import q_max_pool_viper
 
