@@ -6,7 +6,6 @@ beta == 0 ignores self entirely (NaN included), as torch does.
 
 from portable_kernels.op_mm import _FLOATS, check_mm, row_block, viper_step
 from portable_kernels.util import checks, loops, scratch
-from portable_kernels.util.float_loops import accumulate, accumulate_rows, release
 
 
 def addmm_out(bias, a, b, beta, alpha, out):
@@ -31,6 +30,7 @@ def addmm_out(bias, a, b, beta, alpha, out):
 
 def _bytecode(bias, sm, sn, beta, alpha, a, b, o, m, k, n):
     """(step, ctx) of the bytecode addmm on the data views."""
+    _float_loops()
     head = (bias, sm, sn, beta, alpha, a, b, o, m, k, n)
     rows = row_block(m, n)
     if rows:
@@ -102,3 +102,9 @@ def _addmm_rows(ctx):
         i += rows
     release(acc)
     release(bs)
+
+
+def _float_loops():
+    """op_mm.float_loops() for this module's steps."""
+    global accumulate, accumulate_rows, release
+    from portable_kernels.util.float_loops import accumulate, accumulate_rows, release

@@ -8,14 +8,16 @@ sigmoid(2y)), on the bit patterns, within 1 ulp of the exact function (also
 where 1 + erf / 1 + tanh cancels in the bytecode loops); from an inf/NaN on,
 the bytecode loop finishes (in-place safe). With a single-precision FPU
 (emitters.FPU: Cortex-M4F / M7) the erf form runs in f32_exp_fpu's
-assembler step (erfc to about 1e-7 relative, x * Phi(x))."""
+assembler step (erfc to about 1e-7 relative, x * Phi(x)); on other Thumb-2
+boards (Cortex-M3) in f32_rows_thumb's integer fixed point (the same erfc,
+within 2 ulp; no float object; from an inf/NaN on, the bytecode loop)."""
 
 import math
 
 from mpy_et import dtypes
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks
-from portable_kernels.util.emitters import FPU, WIDE
+from portable_kernels.util.emitters import FPU, THUMB2, WIDE
 from portable_kernels.util.floats import math_fn
 
 
@@ -38,6 +40,10 @@ def gelu_out(x, approximate, out):
         from portable_kernels.native import f32_gelu_viper  # imported when first needed (load time)
 
         return _viper_erf, (x.data, out.data, x.numel, erf, f32_gelu_viper.gelu, f32_gelu_viper.TABLE)
+    if THUMB2 and x.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):
+        from portable_kernels.native import f32_rows_thumb  # imported when first needed (load time)
+
+        return _thumb, (x.data, out.data, x.numel, erf, f32_rows_thumb.gelu, f32_rows_thumb.CTL)
     return _gelu, (x.data, out.data, x.numel, erf)
 
 
@@ -46,6 +52,13 @@ def _viper_erf(ctx):
     done = gelu(x, o, n, table)
     if done < n:
         _erf_form(x, o, done, n, erf)
+
+
+def _thumb(ctx):
+    x, o, n, erf, gelu, ctl = ctx
+    left = gelu(x, o, ctl, n)
+    if left:
+        _erf_form(x, o, n - left, n, erf)
 
 
 def _gelu(ctx):

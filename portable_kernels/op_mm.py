@@ -1,6 +1,7 @@
 """aten::mm.out, and the checks and steps shared with bmm and addmm. Float only.
 
-A single row is summed into a list of Python floats by float_loops.accumulate;
+A single row is summed into a list of Python floats by float_loops.accumulate
+(imported with the first bytecode step built: float_loops() below);
 more rows go in blocks of up to _BLOCK_ELEMENTS sums through
 float_loops.accumulate_rows, which boxes each element of the right operand once
 per block rather than once per row (the same sums, bit for bit). The lists
@@ -20,7 +21,6 @@ from mpy_et.port import const
 from mpy_et.tensor import addressable
 from portable_kernels.util import checks, scratch
 from portable_kernels.util.emitters import FPU_DP, HAS_NATIVE, THUMB2, WIDE
-from portable_kernels.util.float_loops import accumulate, accumulate_rows, release
 
 if HAS_NATIVE:
     from array import array
@@ -65,8 +65,19 @@ def mm_step(a, b, out, batches, m, k, n):
     return viper_step(a, b, out, None, (batches, m, k, n, k * n, 0, 0, 0), _mm_bytecode, (a.data, b.data, out.data, batches, m, k, n))
 
 
+def float_loops():
+    """The bytecode products' loops (util/float_loops.py, their native copies
+    where the port has the emitter) as this module's globals, imported with
+    the first bytecode step built (at load, or at the first inf / NaN): where
+    the soft-float or FPU products take every product they stay out of RAM
+    (about 3 KB on a Cortex-M3)."""
+    global accumulate, accumulate_rows, release
+    from portable_kernels.util.float_loops import accumulate, accumulate_rows, release
+
+
 def _mm_bytecode(a, b, o, batches, m, k, n):
     """(step, ctx) of the bytecode product of the data views a, b into o."""
+    float_loops()
     rows = row_block(m, n)
     if rows:
         return _mm_rows, (a, b, o, batches, m, k, n, scratch.floats(rows * n, "mm acc"), scratch.floats(4 * n, "mm b rows"), rows)

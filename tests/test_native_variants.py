@@ -18,6 +18,7 @@ native = "portable_kernels.util.conv_native" in sys.modules
 if native:
     from portable_kernels.util import conv_native, float_loops_native, loops_native
     op_convolution._native_steps()  # what building a bytecode convolution step does first
+    op_mm.float_loops()  # and a bytecode product
     assert op_convolution._conv3x3 is conv_native._conv3x3
     assert op_convolution.conv_rows is conv_native.conv_rows
     assert conv_pointwise._pointwise is conv_native._pointwise
