@@ -12,8 +12,10 @@ With acc = a * ma + b * mb (bytes signed; the zero points folded into K):
 which is the reference's clamp(zo + floor((acc' * M + 2**(s-1)) / 2**s), lo,
 127) for acc' = acc - za * ma - zb * mb exactly (numerator and denominator
 times 2**(32 - s); the 15-bit split of s >= 22 gives the same floor), as
-long as acc' never reaches the limit L (then its clamp is the identity),
-s <= 32, M' < 2**31 and the upper bound is 127. prepare() checks these at
+long as clamping acc' at the limit L changes nothing (acc' never reaches it,
+or the output at +-L saturates already: the requantization is monotone, and
+64 bits hold acc' * M' unclamped), s <= 32, M' < 2**31 and the upper bound
+is 127. prepare() checks these at
 load and returns None otherwise (the caller keeps q_add_thumb's step).
 Does not allocate.
 """
@@ -38,8 +40,12 @@ def _span(z, mult):
 
 def prepare_add(a, b, out, za, ma, zb, mb, m, s, lim, zo, lo, hi):
     """(step, ctx), or None where the single product does not hold (above)."""
+    if hi != 127 or s > 32 or m << (32 - s) >= 1 << 31:
+        return None
     (a0, a1), (b0, b1) = _span(za, ma), _span(zb, mb)
-    if hi != 127 or s > 32 or a0 + b0 < -lim or a1 + b1 > lim or m << (32 - s) >= 1 << 31:
+    half = 1 << (s - 1)
+    # the limit clamps nothing: acc' never reaches it, or at the limit the output saturates already
+    if (a0 + b0 < -lim or a1 + b1 > lim) and ((lim * m + half) >> s < hi - zo or (half - lim * m) >> s > lo - zo):
         return None
     mp = m << (32 - s)
     k = (-za * ma - zb * mb) * mp + (1 << 31) + (zo << 32)
