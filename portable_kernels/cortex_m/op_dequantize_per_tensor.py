@@ -3,7 +3,7 @@ dequantize_per_tensor ((float32(x) - zp) * float32(scale)).
 
 The 256 results are computed at load with exact integer float32 arithmetic
 (cortex_m/f32.py) into a 1 KB table; mpy_et_quant::dequantize_per_tensor's
-step (and viper fast path) copies each one's 4 bytes: no float arithmetic, no
+step (and its native fast paths) copies each one's 4 bytes: no float arithmetic, no
 allocation.
 """
 
@@ -13,7 +13,6 @@ from mpy_et import dim_orders, dtypes
 from portable_kernels.cortex_m import f32, layout
 from portable_kernels.cortex_m.op_quantize_per_tensor import Table
 from portable_kernels.quantized import op_dequantize_per_tensor as dq_op
-from portable_kernels.quantized import requant as q_requant
 from portable_kernels.util import checks
 
 
@@ -36,10 +35,9 @@ def dequantize_per_tensor_out(x, scale, zero_point, quant_min, quant_max, dtype,
     s = f32.of_float(scale)
     for v in range(-128, 128):
         struct.pack_into("<I", table, 4 * (v + 128), f32.encode(f32.mul(f32.round_f32(v - zero_point, 0), s)))
-    if q_requant.use_viper:
-        from portable_kernels.native import q_dequantize_viper
-
-        return q_dequantize_viper.prepare_dequantize(x, Table(table), out)
+    fast = dq_op.native_step(x, Table(table), out)
+    if fast is not None:
+        return fast
     return dq_op._dequantize, (x.data, table, 512, out.buf, out.offset, out.numel)
 
 

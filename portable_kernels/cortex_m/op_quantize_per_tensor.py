@@ -4,7 +4,7 @@ quantize_per_tensor (clamp(round(x * float32(1 / scale)) + zp)).
 At load the smallest float32 reaching each level is found by binary search
 over float32 keys, each candidate quantized with exact integer float32
 arithmetic (cortex_m/f32.py), giving the threshold and bucket tables of
-mpy_et_quant::quantize_per_tensor (2 KB + 4 KB of RAM), whose step (and viper
+mpy_et_quant::quantize_per_tensor (2 KB + 4 KB of RAM), whose step (and native
 fast path) then runs: integers only, no allocation.
 """
 
@@ -14,7 +14,6 @@ from array import array
 from mpy_et import dim_orders, dtypes
 from portable_kernels.cortex_m import f32, layout
 from portable_kernels.quantized import op_quantize_per_tensor as q_op
-from portable_kernels.quantized import requant as q_requant
 from portable_kernels.util import checks
 
 
@@ -36,10 +35,9 @@ def quantize_per_tensor_out(x, scale, zero_point, quant_min, quant_max, dtype, o
     if out.numel == 0:
         return None
     td, bd = tables(scale, zero_point, quant_min, quant_max)
-    if q_requant.use_viper:
-        from portable_kernels.native import q_quantize_viper
-
-        return q_quantize_viper.prepare(x, Table(td), Table(bd), quant_max - quant_min, quant_min, out)
+    fast = q_op.native_step(x, Table(td), Table(bd), quant_max - quant_min, quant_min, out)
+    if fast is not None:
+        return fast
     return q_op._quantize, (x.buf, x.offset, out.data, out.numel, td, bd, quant_min)
 
 

@@ -7,7 +7,7 @@ from mpy_et import noalloc
 from portable_kernels.quantized import requant as q_requant
 from portable_kernels.quantized.requant import check_int8, requant, scalar_params, zero_point
 from portable_kernels.util import checks
-from portable_kernels.util.emitters import HAS_THUMB
+from portable_kernels.util.emitters import HAS_THUMB, THUMB2
 
 
 def add_out(a, b, a_zp, a_mult, b_zp, b_mult, multiplier, shift, limit, out_zp, out_min, out_max, out):
@@ -25,6 +25,12 @@ def add_out(a, b, a_zp, a_mult, b_zp, b_mult, multiplier, shift, limit, out_zp, 
     if out.numel == 0:
         return None
     if q_requant.use_viper:
+        if THUMB2:  # armv7-m: one 64-bit product per element where it is exact (else None)
+            from portable_kernels.native import q_add_thumb2
+
+            prepared = q_add_thumb2.prepare_add(a, b, out, zs[0], a_mult, zs[1], b_mult, multiplier, shift, limit, zs[2], lo, hi)
+            if prepared is not None:
+                return prepared
         if HAS_THUMB:  # Arm: the same integers in assembler
             from portable_kernels.native import q_add_thumb as q_add_viper
         else:

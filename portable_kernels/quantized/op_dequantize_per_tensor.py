@@ -23,17 +23,26 @@ def dequantize_per_tensor_out(x, table, scale, zero_point, out):
         checks.fail("%s: table must be float32[256] (values of -128..127), got %s" % (what, checks.shape_str(table)))
     if out.numel == 0:
         return None
+    fast = native_step(x, table, out)
+    if fast is not None:
+        return fast
+    return _dequantize, (x.data, table.buf, table.offset + 512, out.buf, out.offset, out.numel)
+
+
+def native_step(x, table, out):
+    """The port's native (step, ctx) for this table (also cortex_m::dequantize_per_tensor's),
+    or None: the bytecode step. Load time."""
+    if not q_requant.use_viper:
+        return None
     if HAS_THUMB:  # Arm: the step an assembler function (None: a float word not aligned)
         from portable_kernels.native import q_bytes_thumb
 
         prepared = q_bytes_thumb.prepare_dequantize(x, table, out)
         if prepared is not None:
             return prepared
-    if q_requant.use_viper:
-        from portable_kernels.native import q_dequantize_viper
+    from portable_kernels.native import q_dequantize_viper
 
-        return q_dequantize_viper.prepare_dequantize(x, table, out)
-    return _dequantize, (x.data, table.buf, table.offset + 512, out.buf, out.offset, out.numel)
+    return q_dequantize_viper.prepare_dequantize(x, table, out)
 
 
 def _dequantize(ctx):

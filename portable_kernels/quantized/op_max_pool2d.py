@@ -27,7 +27,7 @@ def max_pool2d_out(x, kernel_size, stride, padding, dilation, out):
     checks.out_shape(out, (n, c, oh, ow), what)
     if out.numel == 0:
         return None
-    if HAS_THUMB and ph == 0 and pw == 0:  # Arm: the step an assembler function
+    if q_requant.use_viper and HAS_THUMB and ph == 0 and pw == 0:  # Arm: the step an assembler function
         from portable_kernels.native import q_bytes_thumb
 
         return q_bytes_thumb.prepare_max_pool(x, out, n * c, h, w, kh, kw, sh, sw, dh, dw, oh, ow)

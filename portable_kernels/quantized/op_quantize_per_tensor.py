@@ -14,7 +14,7 @@ from mpy_et import dtypes, noalloc
 from portable_kernels.quantized import requant as q_requant
 from portable_kernels.quantized.requant import check_int8
 from portable_kernels.util import checks
-from portable_kernels.util.emitters import HAS_THUMB
+from portable_kernels.util.emitters import HAS_THUMB, THUMB2
 
 
 def quantize_per_tensor_out(x, thresholds, buckets, scale, zero_point, qmin, qmax, out):
@@ -38,14 +38,29 @@ def quantize_per_tensor_out(x, thresholds, buckets, scale, zero_point, qmin, qma
     _check_buckets(buckets, td, levels, what)
     if out.numel == 0:
         return None
-    if q_requant.use_viper:
-        if HAS_THUMB:  # Arm: the same search in assembler, the step an assembler function
-            from portable_kernels.native import q_quantize_thumb as q_quantize_viper
-        else:
-            from portable_kernels.native import q_quantize_viper
-
-        return q_quantize_viper.prepare(x, thresholds, buckets, levels, qmin, out)
+    fast = native_step(x, thresholds, buckets, levels, qmin, out)
+    if fast is not None:
+        return fast
     return _quantize, (x.buf, x.offset, out.data, out.numel, td, buckets.data, qmin)
+
+
+def native_step(x, thresholds, buckets, levels, qmin, out):
+    """The port's native (step, ctx) for these tables (also cortex_m::quantize_per_tensor's),
+    or None: the bytecode step. Load time."""
+    if not q_requant.use_viper:
+        return None
+    if THUMB2:  # armv7-m: the search with its constants in registers (None: thresholds not word-aligned)
+        from portable_kernels.native import q_quantize_thumb2
+
+        prepared = q_quantize_thumb2.prepare(x, thresholds, buckets, levels, qmin, out)
+        if prepared is not None:
+            return prepared
+    if HAS_THUMB:  # Arm: the same search in assembler, the step an assembler function
+        from portable_kernels.native import q_quantize_thumb as q_quantize_viper
+    else:
+        from portable_kernels.native import q_quantize_viper
+
+    return q_quantize_viper.prepare(x, thresholds, buckets, levels, qmin, out)
 
 
 def _check_buckets(buckets, td, levels, what):
