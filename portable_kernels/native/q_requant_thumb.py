@@ -13,7 +13,8 @@ patch sums per pixel, out = the output tensor's buffer, ctl = int32:
   offset in out, [4] channels, [5] address of the group's first entry in
   the channel table (host_tools/quantize/pack.py: int32 (C + 2**29, M, s, L,
   C, -L, s', R) per channel, read where it lies; the caller sets it), [6]
-  zo, [7] lo, [8] hi, [9..13] scratch, [14] 0x7FFF, [15] 0.
+  zo, [7] lo, [8] hi, [9..13] scratch, [14] 0x7FFF, [15] acs stride
+  between channels (bytes: 4 for [pixel][channel]).
 The split / direct choice is made once per channel (two pixel loops).
 Writes only out and ctl's scratch; returns 0 (a small int: nothing allocates).
 """
@@ -35,6 +36,7 @@ def fill_ctl(ctl, opg, ow, plane, zo, lo, hi):
     ctl[7] = lo
     ctl[8] = hi
     ctl[14] = 0x7FFF
+    ctl[15] = 4
 
 
 @micropython.asm_thumb
@@ -154,7 +156,8 @@ def rows1(r0, r1, r2, r3):
     bgt(SPX)
     label(CHEND)
     ldr(r0, [r3, 44])
-    add(r0, 4)
+    ldr(r5, [r3, 60])
+    add(r0, r0, r5)
     str(r0, [r3, 44])
     ldr(r2, [r3, 48])
     ldr(r5, [r3, 8])
@@ -337,7 +340,8 @@ def rows2(r0, r1, r2, r3):
     label(CHEND)
     data(2, 0x9B00)  # ldr r3, [sp]
     ldr(r0, [r3, 44])
-    add(r0, 4)
+    ldr(r5, [r3, 60])
+    add(r0, r0, r5)  # the next channel's dots
     str(r0, [r3, 44])
     ldr(r2, [r3, 48])
     ldr(r5, [r3, 8])
