@@ -27,17 +27,17 @@ DW_STEP = (
     "depthwise 3x3 pad 2 x 0, 7 wide",
 )
 DIRECT = ("conv 3x3 8 -> 1 (decoder)", "conv 3x3 s2 4 -> 4 grouped 2", "conv 3x3 s2 1 -> 8 (first layer)")
-# by output pixels on Thumb-2 (native/q_conv_mla_thumb.py): one group, 3 or 5 wide, stride 1 or 2
-# across; with the DSP extension only with at most 8 output or 4 input channels
+# by output pixels on Thumb-2 (native/q_conv_mla_thumb.py): one group, 3 wide (stride 1 or 2 across)
+# or 5 wide (stride 1); with the DSP extension only with at most 8 output or 4 input channels
 MLA = (
     "conv 3x3 s2 (first layer)",
     "conv 1x3 130 wide, 21 channels",
     "conv 3x3 8 -> 1 (decoder)",
     "conv 3x3 s2 1 -> 8 (first layer)",
     "conv 5x5 1 -> 6 (lenet5)",
-    "conv 5x5 s2 pad 2, 3 -> 5, batch 2, extremes",
+    "conv 5x5 rows s2 pad 2, 3 -> 5, batch 2, extremes",
     "conv 3x3 rows dilated 2, 6 -> 3",
-    "conv 1x5 s2, 3 -> 16, 40 wide",
+    "conv 1x5, 3 -> 16, 40 wide",
 )
 MLA_NOT_DSP = ("conv 3x3 16 -> 16 (resnet)",)
 

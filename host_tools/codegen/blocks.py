@@ -579,6 +579,33 @@ data(2, 0xECBD, 0x8B10)  # vpop {{d8-d15}}
 mov(r0, 0)
 """
 
+# q_requant_thumb.rows2's pixel loops: one pixel's accumulator from its dot (r0, stride r9), patch
+# sum (r1) and C (r8), clamped to +-L (r7), in r4
+ROWS_ACC_THUMB = """\
+ldr(r4, [r0, 0])
+data(2, 0x4448)  # add r0, r9
+data(2, 0xF851, 0x6B04)  # ldr r6, [r1], #4
+data(2, 0xEBA4, 0x14C6)  # sub.w r4, r4, r6, lsl #7
+data(2, 0x4444)  # add r4, r8: acc = C + dot - 128 * sum
+cmp(r4, r7)
+data(2, 0xBFC8)  # it gt
+data(2, 0x463C)  # movgt r4, r7
+data(2, 0x42FC)  # cmn r4, r7
+data(2, 0xBFB8)  # it lt
+data(2, 0x427C)  # rsblt r4, r7, #0: clamp(acc, -L, L)
+"""
+
+# and its split multiply: r4 = ((acc >> 15) * M + (((acc & 0x7FFF) * M) >> 15) + R) >> s'
+# (M r5, R r11, s' r10)
+ROWS_SPLIT_THUMB = """\
+data(2, 0xF3C4, 0x060E)  # ubfx r6, r4, #0, #15
+mul(r6, r5)
+asr(r4, r4, 15)
+data(2, 0xFB04, 0xB405)  # mla r4, r4, r5, r11
+data(2, 0xEB04, 0x34E6)  # add.w r4, r4, r6, asr #15
+data(2, 0xFA44, 0xF40A)  # asr.w r4, r4, r10
+"""
+
 BLOCKS = {
     "round_f32": (ROUND_F32, {"d": "d"}),
     "requant_int8": (REQUANT_INT8, {"acc": None, "m": None, "out": None}),
@@ -588,6 +615,8 @@ BLOCKS = {
     "requant_thumb": (REQUANT_THUMB, {"t": None}),
     "requant_split_thumb": (REQUANT_SPLIT_THUMB, {"t": None}),
     "requant_ch_thumb": (REQUANT_CH_THUMB, {"t": None}),
+    "rows_acc_thumb": (ROWS_ACC_THUMB, {}),
+    "rows_split_thumb": (ROWS_SPLIT_THUMB, {}),
     "conv_mla_loops": (conv_mla.pixel_loops, {}),
     "conv_mla_dispatch": (conv_mla.dispatch, {}),
 }

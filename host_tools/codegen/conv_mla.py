@@ -9,14 +9,16 @@ the padded row at [sp, 0]) and multiplied into every sum it belongs to
 (MLA: Thumb-2, armv7-m and up):
 
     kw 3, stride 1: 23 instructions per 12 multiply-accumulates
-    kw 5, stride 1: 33 per 20;  kw 3, stride 2: 26 per 12;  kw 5, stride 2: 36 per 20
+    kw 5, stride 1: 33 per 20;  kw 3, stride 2: 26 per 12
+(no zoo model has a 5-wide kernel with stride 2 across: each loop is RAM on the
+board, as native code is copied there at import)
 
 plus 9-11 per channel and kernel row. r2 is the end of a channel's row of sums,
 r12 the byte. blocks.py writes them into the kernel (block conv_mla_loops).
 """
 
 # (kernel width, stride) of each loop; the kernel's ctl word 17 is the index
-VARIANTS = ((3, 1), (3, 2), (5, 1), (5, 2))
+VARIANTS = ((3, 1), (3, 2), (5, 1))
 PIXELS = 4
 
 

@@ -1,5 +1,6 @@
 """int8 convolution by output pixels on Thumb-2 (armv7-m and up: MLA), for
-kernels 3 or 5 wide, stride 1 or 2 (native/q_conv_viper.py chooses it).
+kernels 3 wide with stride 1 or 2 across, or 5 wide with stride 1
+(native/q_conv_viper.py chooses it).
 
 The im2col path (q_gather_thumb + the dots) copies every patch byte once per
 output pixel: ~10 instructions per byte, paid once for all output channels,
@@ -34,16 +35,19 @@ from portable_kernels.util import scratch
 # Thumb-2 only (MLA, LDRSB.W): the module goes only to those dists
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 _ACC_WORDS = const(512)  # q_conv_viper's
+# the most bytes of weights a pass keeps (the "col" scratch: resnet8's 32 -> 32 3x3 would take
+# 4.4 KB, 15 channels a pass, against 7 here)
+_WS_BYTES = const(2048)
 
 
 def prepare(x, out, params, wt, geom, tail, kp, rq, fill_rq):
     """(step, ctx) of a convolution q_conv_viper.prepare chose for this module: one
-    group, kernel 3 or 5 wide, stride 1 or 2 across, no dilation across, at most 4
+    group, kernel 3 wide with stride 1 or 2 across or 5 wide with stride 1, no dilation across, at most 4
     padding columns, at most 30 kernel rows, kn + 4 <= ow * kp (load time)."""
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     owp = (ow + 3) & ~3
     kn = cpg * kh * kw
-    cn = min(opg, max(1, _ACC_WORDS // owp), (ow * kp) // (kn + 4))
+    cn = min(opg, max(1, _ACC_WORDS // owp), (ow * kp) // (kn + 4), max(1, _WS_BYTES // (kn + 4)))
     prow = (pw + w + 8 + 3) & ~3  # the padded row, room for restoring the right padding
     need = owp * sw + kw + 4
     if prow < need + 4:
@@ -75,7 +79,23 @@ def _step(ctx):
     ctx[12](rqa, g[4], g[17], g[16] * g[17], g[19] - 128, g[20] - 128, g[21] - 128)
     rqa[0] = 4
     rqa[15] = 4 * g[25]  # the sums of one channel: a row of owp words
-    _conv(ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], rqa, ctx[11], ctx[13])
+    c = ctx[8]  # rows_mla's constant words (the addresses are _conv's)
+    w = g[7]
+    kh = g[8]
+    dh = g[14]
+    c[2] = g[5]
+    c[3] = kh
+    c[4] = dh * w
+    c[5] = g[6] * w - kh * dh * w
+    c[6] = (w + 3) & ~3
+    c[13] = 4 * g[25]
+    c[17] = g[27]
+    wp = ctx[13]  # wprep's
+    wp[3] = g[23]
+    wp[4] = g[4] & ~1
+    wp[5] = g[22]
+    wp[6] = g[9]
+    _conv(ctx[0], ctx[1], ctx[2], g, ctx[4], ctx[5], ctx[6], ctx[7], c, ctx[9], rqa, ctx[11], wp)
 
 
 @micropython.viper
@@ -83,79 +103,55 @@ def _conv(xobj, oobj, pobj, gobj, wobj, wsobj, sxobj, accobj, ctlobj, rowsobj, r
     g = ptr32(gobj)
     c = ptr32(ctlobj)
     sx = ptr32(sxobj)
-    wt = ptr8(wobj)
-    ws = ptr32(wsobj)
     wp = ptr32(wpobj)
     rc = ptr32(rqobj)
+    rows = ptr8(rowsobj)
+    owp = g[25]
+    prow = g[26]
+    for i in range(owp):
+        sx[i] = 0
+    zx = g[18] - 128
+    for i in range(2 * prow):
+        rows[i] = zx
+    pr = int(rows)
+    ws = int(ptr8(wsobj))
+    c[7] = pr + g[13]
+    c[8] = pr
+    c[9] = pr + prow
+    c[11] = int(ptr32(accobj))
+    c[14] = (zx & 0xFF) * 0x01010101  # a viper int: no long int
+    c[15] = ws
+    c[18] = pr + g[13] + g[7]
+    wp[0] = int(ptr8(wobj))
+    wp[7] = ws
     n = g[2]
     opg = g[4]
     cpg = g[5]
     h = g[6]
     w = g[7]
     kh = g[8]
-    kw = g[9]
-    sh = g[10]
-    ph = g[12]
-    pw = g[13]
-    dh = g[14]
     oh = g[16]
     ow = g[17]
-    zx = g[18] - 128
-    kn = g[22]
-    kp = g[23]
-    cn = g[24]
-    owp = g[25]
-    prow = g[26]
-    for i in range(owp):
-        sx[i] = 0
-    rows = ptr8(rowsobj)
-    pr = int(rows)
-    zr = pr + prow
-    for i in range(2 * prow):
-        rows[i] = zx
-    hw = h * w
-    zw = zx & 0xFF
-    zw = zw | (zw << 8)
-    c[2] = cpg
-    c[3] = kh
-    c[4] = dh * w
-    c[5] = hw - kh * dh * w
-    c[6] = (w + 3) & ~3
-    c[7] = pr + pw
-    c[8] = pr
-    c[9] = zr
-    c[11] = int(ptr32(accobj))
-    c[13] = 4 * owp
-    c[14] = zw | (zw << 16)
-    c[15] = int(ws)
-    c[17] = g[27]
-    c[18] = pr + pw + w
     xa = int(ptr8(xobj)) + g[0]
     table = int(ptr8(pobj))
-    wp[0] = int(wt)
-    wp[3] = kp
-    wp[4] = opg & ~1
-    wp[5] = kn
-    wp[6] = kw
-    wp[7] = int(ws)
     j0 = 0
     while j0 < opg:
-        m = cn
+        m = g[24]
         if m > opg - j0:
             m = opg - j0
         c[12] = m
-        c[10] = int(ws) + 4 * m
+        c[10] = ws + 4 * m
         wp[1] = j0
         wp[2] = m
-        wp[8] = (m - 1) * kw
+        wp[8] = (m - 1) * g[9]
         wprep(wpobj)
         for b in range(n):
             for oy in range(oh):
-                iy0 = oy * sh - ph
-                c[0] = xa + b * cpg * hw + iy0 * w
+                iy0 = oy * g[10] - g[12]
+                c[0] = xa + b * cpg * h * w + iy0 * w
                 mask = 0
                 for ky in range(kh):
-                    iy = iy0 + ky * dh
+                    iy = iy0 + ky * g[14]
                     if iy >= 0 and iy < h:
                         mask |= 1 << ky
                 c[1] = mask
@@ -341,10 +337,6 @@ def rows_mla(r0):
     bne(N51)
     b(V51)
     label(N51)
-    cmp(r5, 3)
-    bne(N52)
-    b(V52)
-    label(N52)
     b(JNEXT)
     # end block conv_mla_dispatch
     label(JNEXT)
@@ -493,57 +485,6 @@ def rows_mla(r0):
     data(2, 0x9B02)  # ldr r3, [sp, 8]: past the last channel's sums
     cmp(r1, r3)
     blt(J51)
-    b(JNEXT)
-    label(V52)
-    label(J52)
-    data(2, 0x9800)  # ldr r0, [sp, 0]: the row
-    data(2, 0x9A01)  # ldr r2, [sp, 4]: bytes of one channel's sums
-    add(r2, r2, r1)
-    data(2, 0xF91E, 0x3B01)  # ldrsb r3, [lr], #1: weight kx = 0
-    data(2, 0xF91E, 0x4B01)  # ldrsb r4, [lr], #1: weight kx = 1
-    data(2, 0xF91E, 0x5B01)  # ldrsb r5, [lr], #1: weight kx = 2
-    data(2, 0xF91E, 0x6B01)  # ldrsb r6, [lr], #1: weight kx = 3
-    data(2, 0xF91E, 0x7B01)  # ldrsb r7, [lr], #1: weight kx = 4
-    label(L52)
-    data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums
-    data(2, 0xF990, 0xC000)  # ldrsb r12, [r0, 0]
-    data(2, 0xFB03, 0x880C)  # mla r8, r3, r12, r8
-    data(2, 0xF990, 0xC001)  # ldrsb r12, [r0, 1]
-    data(2, 0xFB04, 0x880C)  # mla r8, r4, r12, r8
-    data(2, 0xF990, 0xC002)  # ldrsb r12, [r0, 2]
-    data(2, 0xFB05, 0x880C)  # mla r8, r5, r12, r8
-    data(2, 0xFB03, 0x990C)  # mla r9, r3, r12, r9
-    data(2, 0xF990, 0xC003)  # ldrsb r12, [r0, 3]
-    data(2, 0xFB06, 0x880C)  # mla r8, r6, r12, r8
-    data(2, 0xFB04, 0x990C)  # mla r9, r4, r12, r9
-    data(2, 0xF990, 0xC004)  # ldrsb r12, [r0, 4]
-    data(2, 0xFB07, 0x880C)  # mla r8, r7, r12, r8
-    data(2, 0xFB05, 0x990C)  # mla r9, r5, r12, r9
-    data(2, 0xFB03, 0xAA0C)  # mla r10, r3, r12, r10
-    data(2, 0xF990, 0xC005)  # ldrsb r12, [r0, 5]
-    data(2, 0xFB06, 0x990C)  # mla r9, r6, r12, r9
-    data(2, 0xFB04, 0xAA0C)  # mla r10, r4, r12, r10
-    data(2, 0xF990, 0xC006)  # ldrsb r12, [r0, 6]
-    data(2, 0xFB07, 0x990C)  # mla r9, r7, r12, r9
-    data(2, 0xFB05, 0xAA0C)  # mla r10, r5, r12, r10
-    data(2, 0xFB03, 0xBB0C)  # mla r11, r3, r12, r11
-    data(2, 0xF990, 0xC007)  # ldrsb r12, [r0, 7]
-    data(2, 0xFB06, 0xAA0C)  # mla r10, r6, r12, r10
-    data(2, 0xFB04, 0xBB0C)  # mla r11, r4, r12, r11
-    data(2, 0xF990, 0xC008)  # ldrsb r12, [r0, 8]
-    data(2, 0xFB07, 0xAA0C)  # mla r10, r7, r12, r10
-    data(2, 0xFB05, 0xBB0C)  # mla r11, r5, r12, r11
-    data(2, 0xF990, 0xC009)  # ldrsb r12, [r0, 9]
-    data(2, 0xFB06, 0xBB0C)  # mla r11, r6, r12, r11
-    data(2, 0xF990, 0xC00A)  # ldrsb r12, [r0, 10]
-    data(2, 0xFB07, 0xBB0C)  # mla r11, r7, r12, r11
-    data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11
-    add(r0, 8)
-    cmp(r1, r2)
-    blt(L52)
-    data(2, 0x9B02)  # ldr r3, [sp, 8]: past the last channel's sums
-    cmp(r1, r3)
-    blt(J52)
     b(JNEXT)
     # end block conv_mla_loops
     label(DONE)

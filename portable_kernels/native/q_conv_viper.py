@@ -162,7 +162,7 @@ def _by_pixels(geom, kn, kp):
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     if DSP and opg > 8 and cpg > 4:
         return False
-    return groups == 1 and kw in (3, 5) and sw in (1, 2) and dw == 1 and pw <= 4 and kh <= 30 and kn + 4 <= ow * kp
+    return groups == 1 and (kw, sw) in ((3, 1), (3, 2), (5, 1)) and dw == 1 and pw <= 4 and kh <= 30 and kn + 4 <= ow * kp
 
 
 _fill_rq = None  # q_requant_thumb.fill_ctl, where a step uses it (set at load)
