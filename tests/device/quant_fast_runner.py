@@ -111,6 +111,11 @@ LAYERS = [
     # stride 1, an odd row (ds_cnn's 25 x 5 maps): on the DSP extension the last pixel of a row is a pair's first
     ("depthwise 3x3 odd rows, batch 2, extremes", (2, 3, 6, 5), (3, 1, 3, 3), (1, 1), (1, 1), (1, 1), 3),
     ("depthwise 3x3 pad 2 x 0, 7 wide", (1, 2, 5, 7), (2, 1, 3, 3), (1, 1), (2, 0), (1, 1), 2),
+    # few channels on Thumb-2: by output pixels (native/q_conv_mla_thumb.py), each of its four loops
+    ("conv 5x5 1 -> 6 (lenet5)", (1, 1, 14, 13), (6, 1, 5, 5), (1, 1), (0, 0), (1, 1), 1),
+    ("conv 5x5 rows s2 pad 2, 3 -> 5, batch 2, extremes", (2, 3, 11, 12), (5, 3, 5, 5), (2, 1), (2, 2), (1, 1), 1),
+    ("conv 3x3 rows dilated 2, 6 -> 3", (1, 6, 9, 10), (3, 6, 3, 3), (1, 1), (2, 1), (2, 1), 1),
+    ("conv 1x5, 3 -> 16, 40 wide", (1, 3, 1, 40), (16, 3, 1, 5), (1, 1), (0, 2), (1, 1), 1),
 ]
 
 FALLBACK_DW = ("depthwise 3x3", "depthwise 3x3 s2")
@@ -167,6 +172,7 @@ def step_name(step, ctx):
         "native.q_conv_dw3x3_thumb",
         "native.q_dw_step_thumb",
         "native.q_conv_direct_viper",
+        "native.q_conv_mla_thumb",
         "native.q_conv_viper",
         "native.q_conv_pw_viper",
         "native.q_linear_thumb",
