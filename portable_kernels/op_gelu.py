@@ -9,7 +9,7 @@ where 1 + erf / 1 + tanh cancels in the bytecode loops); from an inf/NaN on,
 the bytecode loop finishes (in-place safe). With a single-precision FPU
 (emitters.FPU: Cortex-M4F / M7) the erf form runs in f32_exp_fpu's
 assembler step (erfc to about 1e-7 relative, x * Phi(x)); on other Thumb-2
-boards (Cortex-M3) in f32_rows_thumb's integer fixed point (the same erfc,
+boards (Cortex-M3) in f32_gelu_thumb's integer fixed point (the same erfc,
 within 2 ulp; no float object; from an inf/NaN on, the bytecode loop)."""
 
 import math
@@ -41,9 +41,9 @@ def gelu_out(x, approximate, out):
 
         return _viper_erf, (x.data, out.data, x.numel, erf, f32_gelu_viper.gelu, f32_gelu_viper.TABLE)
     if THUMB2 and x.dtype == dtypes.FLOAT and x.numel >= 8 and addressable(x, out):
-        from portable_kernels.native import f32_rows_thumb  # imported when first needed (load time)
+        from portable_kernels.native import f32_gelu_thumb  # imported when first needed (load time)
 
-        return _thumb, (x.data, out.data, x.numel, erf, f32_rows_thumb.gelu, f32_rows_thumb.CTL)
+        return _thumb, (x.data, out.data, x.numel, erf, f32_gelu_thumb.gelu, f32_gelu_thumb.CTL)
     return _gelu, (x.data, out.data, x.numel, erf)
 
 

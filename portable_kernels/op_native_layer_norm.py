@@ -115,13 +115,17 @@ def _viper(ctx):
 
 def _thumb(ctx):
     """Cortex-M3 rows: f32_rows_thumb.stats' exact integer sums, the elements
-    through f32_arith_thumb's soft-float ((x - mean) * rstd, * w, + b)."""
-    from portable_kernels.native.f32_arith_thumb import binary  # imported at load
+    through f32_arith_thumb's soft-float ((x - mean) * rstd, * w, + b): its
+    assembler called directly with its control words (op, n, byte offsets of
+    a, b, o, byte strides of a, b), no bytecode call or frame per pass."""
+    from portable_kernels.native import f32_arith_thumb as fat  # imported at load
 
     x, o, rows, m, eps, w, b, save_mean, save_rstd, frt = ctx
     ctl = frt.CTL
     ms = frt.PAIR
     row_stats = frt.stats
+    run = fat._binary
+    c = fat._CTL
     i = 0
     for r in range(rows):
         ctl[0] = 4 * i
@@ -136,13 +140,27 @@ def _thumb(ctx):
             rstd = 1.0 / math.sqrt(math.ldexp(m * q - s * s, 2 * u) / (m * m) + eps)
             ms[0] = mean
             ms[1] = rstd
+            c[0] = _SUB
+            c[1] = m
+            c[2] = c[4] = 4 * i
+            c[3] = c[6] = 0
+            c[5] = 4
             # the float32 soft-float passes stop at an inf / NaN: then the bytecode row
-            if binary(x, ms, o, _SUB, m, i, 0, i, 1, 0) < m or binary(o, ms, o, _MUL, m, i, 1, i, 1, 0) < m:
+            if run(x, ms, o, c):
                 _row(x, o, i, m, eps, w, b, save_mean, save_rstd, r)
-            elif (w is not None and binary(o, w, o, _MUL, m, i, 0, i, 1, 1) < m) or (
-                b is not None and binary(o, b, o, _ADD, m, i, 0, i, 1, 1) < m
-            ):
-                _row(x, o, i, m, eps, w, b, save_mean, save_rstd, r)
+            else:
+                c[0] = _MUL
+                c[3] = 4  # rstd
+                left = run(o, ms, o, c)
+                c[3] = 0
+                c[6] = 4
+                if not left and w is not None:
+                    left = run(o, w, o, c)
+                c[0] = _ADD
+                if not left and b is not None:
+                    left = run(o, b, o, c)
+                if left:
+                    _row(x, o, i, m, eps, w, b, save_mean, save_rstd, r)
             if save_mean is not None:
                 save_mean[r] = mean
             if save_rstd is not None:

@@ -1,5 +1,5 @@
 """Float32 gelu (erf form) in Thumb-2 fixed point (portable_kernels/native/
-f32_rows_thumb.py's gelu) on the Cortex-M3 and Cortex-M7 boards, against float64
+f32_gelu_thumb.py) on the Cortex-M3 and Cortex-M7 boards, against float64
 math on the host: within 2 ulp of the correctly rounded float32 (what its
 docstring claims; erfcc's own error is up to 1.2e-7 relative).
 Inputs: random bit patterns (every exponent, denormals, no inf/NaN), a dense
@@ -68,7 +68,7 @@ def test_gelu_against_float64(target):
         if x <= -15.0:
             assert g == 0x80000000, (target, x, _f32(g))
     assert exact > len(xs) // 2, (target, exact)  # mostly correctly rounded, not merely within 2 ulp
-    # op_gelu's step on the board (f32_rows_thumb's on the Cortex-M3; f32_exp_fpu's on the
+    # op_gelu's step on the board (f32_gelu_thumb's on the Cortex-M3; f32_exp_fpu's on the
     # Cortex-M7): elements before the NaN from the fast step, the rest from the bytecode tail
     vals = [0.0, 1.0, -2.0, 0.5, math.nan, 3.0, -math.inf, 20.0, -0.25]
     ys = struct.unpack("<9f", bytes.fromhex(lines["KERNEL"][1]))

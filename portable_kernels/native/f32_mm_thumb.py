@@ -9,12 +9,11 @@ accumulator (two registers) aligned to the largest product exponent seen so
 far (a larger product shifts the accumulator down, a smaller one is shifted
 down: bits more than 62 places below the largest term are truncated), and
 the sum is rounded once to float32 (to nearest, ties to even; denormals;
-overflow to inf). No float object, nothing allocates; 37 instructions per
-multiply-accumulate against 800-930 for the bytecode step on the emulated
-Cortex-M3. Thumb-2 instructions (SMULL, CLZ) are emitted with data() and
-only Thumb-1 mnemonics are used otherwise, so the module also compiles for
-armv6m (every Thumb module is compiled for every Thumb board; armv6m boards
-never import it).
+overflow to inf). No float object, nothing allocates; 31 instructions per
+multiply-accumulate in the inner loop (37 before it used Thumb-2's
+register-offset LDR, UBFX, RSB and three-register shifts) against 800-930
+for the bytecode step on the emulated Cortex-M3. Thumb-2 instructions are
+emitted with data(), the rest are Thumb-1 mnemonics.
 
 mm(xm, w, acc, xe, a, b, o, bias, ctl) has f32_mm_viper.mm's arguments and
 ctl layout (xm and xe: k words each; w and acc are not used); returns 1,
@@ -96,7 +95,7 @@ def _mm(r0, r1, r2, r3):
     # [100] b row stride in bytes (0: n * 4) [104] bytes skipped in o after
     # each row of outputs [108] bias advance per batch (bytes) [112] bias of
     # the current batch (state): f32_conv_thumb's convolutions as products
-    mov(r4, r8)  # r8-r11 saved (the Thumb-1 way: the module also compiles for armv6m)
+    mov(r4, r8)  # r8-r11 saved
     mov(r5, r9)
     mov(r6, r10)
     mov(r7, r11)
@@ -238,9 +237,7 @@ def _mm(r0, r1, r2, r3):
     label(LOOP)
     ldr(r4, [r0, 0])
     ldr(r5, [r1, 0])
-    mov(r6, r0)
-    data(2, 0x4476)  # add r6, lr
-    ldr(r6, [r6, 0])
+    data(2, 0xF850, 0x600E)  # ldr.w r6, [r0, lr]
     add(r0, 4)
     data(2, 0x4459)  # add r1, r11
     lsl(r7, r5, 1)
@@ -250,26 +247,22 @@ def _mm(r0, r1, r2, r3):
     beq(BAD1)
     add(r6, r6, r7)
     asr(r7, r5, 31)
-    lsl(r5, r5, 9)
-    lsr(r5, r5, 9)
+    data(2, 0xF3C5, 0x0516)  # ubfx r5, r5, #0, #23
     data(2, 0x4465)  # add r5, r12
     label(BDONE)
     # r4 signed mantissa a, r5 |mantissa b|, r6 product exponent, r7 b's sign mask
     eor(r5, r7)
     sub(r5, r5, r7)
     data(2, 0xFB84, 0x4505)  # smull r4, r5, r4, r5
-    mov(r7, r10)
-    sub(r7, r7, r6)  # d = accumulator exponent - product exponent
+    data(2, 0xEBBA, 0x0706)  # subs.w r7, r10, r6: d = accumulator exponent - product exponent
     bmi(NEWMAX)
     cmp(r7, 32)
     bge(FAR)
     lsr(r4, r7)
-    mov(r6, r5)
-    asr(r5, r7)
-    neg(r7, r7)
-    add(r7, 32)
-    lsl(r6, r7)  # a shift by 32 gives 0
+    data(2, 0xF1C7, 0x0620)  # rsb.w r6, r7, #32
+    data(2, 0xFA05, 0xF606)  # lsl.w r6, r5, r6: a shift by 32 gives 0
     orr(r4, r6)
+    asr(r5, r7)
     label(ACC)
     add(r2, r2, r4)
     adc(r3, r5)

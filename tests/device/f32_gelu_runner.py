@@ -1,4 +1,4 @@
-# Runs on the Thumb-2 boards (tests/test_f32_gelu_thumb.py): f32_rows_thumb's
+# Runs on the Thumb-2 boards (tests/test_f32_gelu_thumb.py): f32_gelu_thumb's
 # gelu of the float32s in DATA_DIR/xs.bin under heap_lock, printed as hex (the
 # host checks them against float64 math), then the count written before an inf.
 import sys
@@ -7,7 +7,7 @@ from binascii import hexlify
 
 import micropython
 
-from portable_kernels.native.f32_rows_thumb import CTL, gelu
+from portable_kernels.native.f32_gelu_thumb import CTL, gelu
 
 blob = open(DATA_DIR + "/xs.bin", "rb").read()  # noqa: F821
 n = len(blob) // 4
