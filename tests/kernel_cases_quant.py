@@ -173,7 +173,11 @@ def elementwise_cases():
         # a shift below 22 (one multiply), the accumulator clamped at its limit both ways
         _c("q add direct shift", "add", [a, b, 3, 3, -7, -2] + list(quant_ref.requant_params(0.37)) + [4, -128, 127, Out((2, 3, 5), I8)]),
         # the accumulator past its limit, where the output saturates anyway (Thumb-2: no clamp, native/q_add_thumb2.py)
-        _c("q add limit saturates", "add", [a, b, 3, 16384, -7, 9000] + list(quant_ref.requant_params(0.37 / 2**12)) + [4, -20, 127, Out((2, 3, 5), I8)]),
+        _c(
+            "q add limit saturates",
+            "add",
+            [a, b, 3, 16384, -7, 9000] + list(quant_ref.requant_params(0.37 / 2**12)) + [4, -20, 127, Out((2, 3, 5), I8)],
+        ),
         _c("q sub both negative", "add", [a, b, 0, -16384, 100, -16384, m, s, lim, 0, -100, 100, Out((2, 3, 5), I8)]),
         _c("q mul", "mul", [a, b, 5, -2, m2, s2, lim2, 1, -128, 127, Out((2, 3, 5), I8)]),
         # a shift below 22 (one multiply), the product clamped at its limit both ways, a narrow output
