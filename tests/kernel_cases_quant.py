@@ -180,6 +180,8 @@ def elementwise_cases():
         ),
         _c("q sub both negative", "add", [a, b, 0, -16384, 100, -16384, m, s, lim, 0, -100, 100, Out((2, 3, 5), I8)]),
         _c("q mul", "mul", [a, b, 5, -2, m2, s2, lim2, 1, -128, 127, Out((2, 3, 5), I8)]),
+        # the product past its limit, where the output saturates anyway (Thumb-2: no clamp, native/q_mul_thumb2.py)
+        _c("q mul limit saturates", "mul", [a, b, 5, -2] + list(quant_ref.requant_params(0.05)) + [1, -30, 127, Out((2, 3, 5), I8)]),
         # a shift below 22 (one multiply), the product clamped at its limit both ways, a narrow output
         _c("q mul direct shift", "mul", [a, b, -3, 7] + list(quant_ref.requant_params(0.37)) + [-2, -60, 90, Out((2, 3, 5), I8)]),
         _c("q clamp", "clamp", [a, -5, 40, Out((2, 3, 5), I8)]),

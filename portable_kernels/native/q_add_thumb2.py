@@ -15,8 +15,8 @@ times 2**(32 - s); the 15-bit split of s >= 22 gives the same floor), as
 long as clamping acc' at the limit L changes nothing (acc' never reaches it,
 or the output at +-L saturates already: the requantization is monotone, and
 64 bits hold acc' * M' unclamped), s <= 32, M' < 2**31 and the upper bound
-is 127. prepare() checks these at
-load and returns None otherwise (the caller keeps q_add_thumb's step).
+is 127 (requant.single_product). prepare() checks these at load and returns
+None otherwise (the caller keeps q_add_thumb's step).
 Does not allocate.
 """
 
@@ -27,6 +27,7 @@ import micropython
 
 from mpy_et import noalloc
 from portable_kernels.native.thumb_steps import at
+from portable_kernels.quantized.requant import single_product
 
 # Thumb-2 dists only (host_tools/deploy/build_targets.march_list)
 MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
@@ -40,14 +41,10 @@ def _span(z, mult):
 
 def prepare_add(a, b, out, za, ma, zb, mb, m, s, lim, zo, lo, hi):
     """(step, ctx), or None where the single product does not hold (above)."""
-    if hi != 127 or s > 32 or m << (32 - s) >= 1 << 31:
-        return None
     (a0, a1), (b0, b1) = _span(za, ma), _span(zb, mb)
-    half = 1 << (s - 1)
-    # the limit clamps nothing: acc' never reaches it, or at the limit the output saturates already
-    if (a0 + b0 < -lim or a1 + b1 > lim) and ((lim * m + half) >> s < hi - zo or (half - lim * m) >> s > lo - zo):
+    mp = single_product(a0 + b0, a1 + b1, m, s, lim, zo, lo, hi)
+    if not mp:
         return None
-    mp = m << (32 - s)
     k = (-za * ma - zb * mb) * mp + (1 << 31) + (zo << 32)
     klo = k & 0xFFFFFFFF
     o = at(out)

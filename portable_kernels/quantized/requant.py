@@ -30,6 +30,20 @@ def requant(acc, m, s, lim):
     return ((acc >> 15) * m + (((acc & 0x7FFF) * m) >> 15) + (1 << (s - 16))) >> (s - 15)
 
 
+def single_product(acc_lo, acc_hi, m, s, lim, zo, lo, hi):
+    """M' = M << (32 - s) where clamp(zo + requant(acc), lo, hi) for every acc in
+    acc_lo..acc_hi is max(lo, ssat8(high word of (acc * M' + 2**31 + zo * 2**32)))
+    (the 64-bit Thumb-2 steps, native/q_add_thumb2.py), else 0: s <= 32, M' < 2**31,
+    hi 127, and clamping acc at the limit changes nothing (acc never reaches it, or
+    the output there saturates already; the requantization is monotone). Load time."""
+    if hi != 127 or s > 32 or m << (32 - s) >= 1 << 31:
+        return 0
+    half = 1 << (s - 1)
+    if (acc_lo < -lim or acc_hi > lim) and ((lim * m + half) >> s < hi - zo or (half - lim * m) >> s > lo - zo):
+        return 0
+    return m << (32 - s)
+
+
 def check_int8(t, what):
     checks.is_tensor(t, what)
     checks.dtype_in(t, (dtypes.CHAR,), what)
