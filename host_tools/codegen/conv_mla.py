@@ -25,13 +25,16 @@ The DSP loop (kw 3, stride 1): one word of 4 input bytes, split by SXTB16 into t
 lanes (x0, x2) and (x1, x3), serves 4 pixels with 2 products each: pixel 0 is SMLAD((x0, x2),
 (w0, w2)) + SMLABB(x1, w1), pixel 1 SMLAD((x1, x3), (w0, w2)) + SMLATB(x2, w1), pixels 2 and 3
 pair (x2, x4) and (x3, x5) by PKHBT with (w2, w0): 17 instructions per 12 multiply-accumulates
-(the same integers: every product and sum fits a word).
+(the same integers: every product and sum fits a word). The 5-wide one (stride 1) has 3
+products per pixel against (w0, w2), (w1, w3) and w4, SMLADX for the pairs PKHBT makes in
+reverse order: 21 instructions per 20 multiply-accumulates.
 """
 
 # (kernel width, stride) of each MLA loop; the kernel's ctl word 17 is the index, DSP_VARIANT
 # the DSP loop's (3 wide, stride 1)
 VARIANTS = ((3, 1), (3, 2), (5, 1))
 DSP_VARIANT = len(VARIANTS)
+DSP5_VARIANT = DSP_VARIANT + 1  # the DSP loop of a 5-wide kernel, stride 1
 PIXELS = 4
 
 _HEAD = """\
@@ -223,6 +226,71 @@ def _dsp_loop():
     return out
 
 
+def _dsp5_half(a, b, na, nb):
+    """4 pixels of a 5-wide kernel from the lanes (a, b) of x0..x3, loading x4..x7's into
+    (na, nb); W02 r3, W13 r4, w4 r5."""
+    A, B, NA, NB = _rn(a), _rn(b), _rn(na), _rn(nb)
+    return [
+        "data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums",
+        "data(2, 0xF850, 0x%04X)  # ldr %s, [r0], #4: the next 4 bytes" % (na << 12 | 0x0B04, NA),
+        "data(2, 0xFA2F, 0x%04X)  # sxtb16 %s, %s, ror #8: (x5, x7)" % (0xF090 | nb << 8 | na, NB, NA),
+        "data(2, 0xFA2F, 0x%04X)  # sxtb16 %s, %s: (x4, x6)" % (0xF080 | na << 8 | na, NA, NA),
+        "data(2, 0x%04X, 0x8803)  # smlad r8, %s, r3, r8: x0 w0 + x2 w2" % (0xFB20 | a, A),
+        "data(2, 0x%04X, 0x8804)  # smlad r8, %s, r4, r8: + x1 w1 + x3 w3" % (0xFB20 | b, B),
+        "data(2, 0x%04X, 0x8805)  # smlabb r8, %s, r5, r8: + x4 w4" % (0xFB10 | na, NA),
+        "data(2, 0x%04X, 0x9903)  # smlad r9, %s, r3, r9: x1 w0 + x3 w2" % (0xFB20 | b, B),
+        "data(2, 0x%04X, 0x%04X)  # pkhbt %s, %s, %s: (x4, x2)" % (0xEAC0 | na, a << 8 | a, A, NA, A),
+        "data(2, 0x%04X, 0x9914)  # smladx r9, %s, r4, r9: + x4 w3 + x2 w1" % (0xFB20 | a, A),
+        "data(2, 0x%04X, 0x9905)  # smlabb r9, %s, r5, r9: + x5 w4" % (0xFB10 | nb, NB),
+        "data(2, 0x%04X, 0xAA13)  # smladx r10, %s, r3, r10: x4 w2 + x2 w0" % (0xFB20 | a, A),
+        "data(2, 0x%04X, 0x%04X)  # pkhbt %s, %s, %s: (x5, x3)" % (0xEAC0 | nb, b << 8 | b, B, NB, B),
+        "data(2, 0x%04X, 0xAA14)  # smladx r10, %s, r4, r10: + x5 w3 + x3 w1" % (0xFB20 | b, B),
+        "data(2, 0x%04X, 0xAA25)  # smlatb r10, %s, r5, r10: + x6 w4" % (0xFB10 | na, NA),
+        "data(2, 0x%04X, 0xBB13)  # smladx r11, %s, r3, r11: x5 w2 + x3 w0" % (0xFB20 | b, B),
+        "data(2, 0x%04X, 0xBB04)  # smlad r11, %s, r4, r11: + x4 w1 + x6 w3" % (0xFB20 | na, NA),
+        "data(2, 0x%04X, 0xBB25)  # smlatb r11, %s, r5, r11: + x7 w4" % (0xFB10 | nb, NB),
+        "data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11",
+        "cmp(r1, r2)",
+    ]
+
+
+def _dsp5_loop():
+    out = [
+        "label(VE)",
+        "data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the weights' pointer (lr holds lanes here)",
+        "label(JE)",
+        "data(2, 0x9800)  # ldr r0, [sp, 0]: the row",
+        "data(2, 0x9A01)  # ldr r2, [sp, 4]: bytes of one channel's sums",
+        "add(r2, r2, r1)",
+        "data(2, 0xF8DD, 0xC00C)  # ldr r12, [sp, 12]",
+        "data(2, 0xF91C, 0x3B01)  # ldrsb r3, [r12], #1: w0",
+        "data(2, 0xF91C, 0x4B01)  # ldrsb r4, [r12], #1: w1",
+        "data(2, 0xF91C, 0x6B01)  # ldrsb r6, [r12], #1: w2",
+        "data(2, 0xF91C, 0x7B01)  # ldrsb r7, [r12], #1: w3",
+        "data(2, 0xF91C, 0x5B01)  # ldrsb r5, [r12], #1: w4",
+        "data(2, 0xF8CD, 0xC00C)  # str r12, [sp, 12]",
+        "data(2, 0xEAC3, 0x4306)  # pkhbt r3, r3, r6, lsl #16: (w0, w2)",
+        "data(2, 0xEAC4, 0x4407)  # pkhbt r4, r4, r7, lsl #16: (w1, w3)",
+        "data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: x0..x3",
+        "data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)",
+        "data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)",
+        "label(LE)",
+    ]
+    out += _dsp5_half(6, 7, 12, 14)
+    out.append("bge(XE)")
+    out += _dsp5_half(12, 14, 6, 7)
+    out += [
+        "blt(LE)",
+        "label(XE)",
+        "data(2, 0x9B02)  # ldr r3, [sp, 8]: past the last channel's sums",
+        "cmp(r1, r3)",
+        "blt(JE)",
+        "data(2, 0xF8DD, 0xE00C)  # ldr lr, [sp, 12]",
+        "b(JNEXT)",
+    ]
+    return out
+
+
 def _dispatch(variants):
     lines = []
     for v, name in variants:
@@ -237,8 +305,8 @@ def _rows(dsp):
     for kw, sw in VARIANTS:
         loops += _loop(kw, sw)
     if dsp:
-        variants.append((DSP_VARIANT, "D"))
-        loops += _dsp_loop()
+        variants += [(DSP_VARIANT, "D"), (DSP5_VARIANT, "E")]
+        loops += _dsp_loop() + _dsp5_loop()
     return _HEAD + "\n".join(_dispatch(variants)) + "\n" + _TAIL + "\n".join(loops) + "\n" + _DONE
 
 

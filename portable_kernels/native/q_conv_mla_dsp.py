@@ -94,6 +94,10 @@ def rows_mla(r0):
     bne(ND)
     b(VD)
     label(ND)
+    cmp(r5, 4)
+    bne(NE)
+    b(VE)
+    label(NE)
     b(JNEXT)
     label(JNEXT)
     data(2, 0x9B04)  # ldr r3, [sp, 16]
@@ -297,6 +301,73 @@ def rows_mla(r0):
     data(2, 0x9B02)  # ldr r3, [sp, 8]: past the last channel's sums
     cmp(r1, r3)
     blt(JD)
+    data(2, 0xF8DD, 0xE00C)  # ldr lr, [sp, 12]
+    b(JNEXT)
+    label(VE)
+    data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the weights' pointer (lr holds lanes here)
+    label(JE)
+    data(2, 0x9800)  # ldr r0, [sp, 0]: the row
+    data(2, 0x9A01)  # ldr r2, [sp, 4]: bytes of one channel's sums
+    add(r2, r2, r1)
+    data(2, 0xF8DD, 0xC00C)  # ldr r12, [sp, 12]
+    data(2, 0xF91C, 0x3B01)  # ldrsb r3, [r12], #1: w0
+    data(2, 0xF91C, 0x4B01)  # ldrsb r4, [r12], #1: w1
+    data(2, 0xF91C, 0x6B01)  # ldrsb r6, [r12], #1: w2
+    data(2, 0xF91C, 0x7B01)  # ldrsb r7, [r12], #1: w3
+    data(2, 0xF91C, 0x5B01)  # ldrsb r5, [r12], #1: w4
+    data(2, 0xF8CD, 0xC00C)  # str r12, [sp, 12]
+    data(2, 0xEAC3, 0x4306)  # pkhbt r3, r3, r6, lsl #16: (w0, w2)
+    data(2, 0xEAC4, 0x4407)  # pkhbt r4, r4, r7, lsl #16: (w1, w3)
+    data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: x0..x3
+    data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)
+    data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)
+    label(LE)
+    data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums
+    data(2, 0xF850, 0xCB04)  # ldr r12, [r0], #4: the next 4 bytes
+    data(2, 0xFA2F, 0xFE9C)  # sxtb16 lr, r12, ror #8: (x5, x7)
+    data(2, 0xFA2F, 0xFC8C)  # sxtb16 r12, r12: (x4, x6)
+    data(2, 0xFB26, 0x8803)  # smlad r8, r6, r3, r8: x0 w0 + x2 w2
+    data(2, 0xFB27, 0x8804)  # smlad r8, r7, r4, r8: + x1 w1 + x3 w3
+    data(2, 0xFB1C, 0x8805)  # smlabb r8, r12, r5, r8: + x4 w4
+    data(2, 0xFB27, 0x9903)  # smlad r9, r7, r3, r9: x1 w0 + x3 w2
+    data(2, 0xEACC, 0x0606)  # pkhbt r6, r12, r6: (x4, x2)
+    data(2, 0xFB26, 0x9914)  # smladx r9, r6, r4, r9: + x4 w3 + x2 w1
+    data(2, 0xFB1E, 0x9905)  # smlabb r9, lr, r5, r9: + x5 w4
+    data(2, 0xFB26, 0xAA13)  # smladx r10, r6, r3, r10: x4 w2 + x2 w0
+    data(2, 0xEACE, 0x0707)  # pkhbt r7, lr, r7: (x5, x3)
+    data(2, 0xFB27, 0xAA14)  # smladx r10, r7, r4, r10: + x5 w3 + x3 w1
+    data(2, 0xFB1C, 0xAA25)  # smlatb r10, r12, r5, r10: + x6 w4
+    data(2, 0xFB27, 0xBB13)  # smladx r11, r7, r3, r11: x5 w2 + x3 w0
+    data(2, 0xFB2C, 0xBB04)  # smlad r11, r12, r4, r11: + x4 w1 + x6 w3
+    data(2, 0xFB1E, 0xBB25)  # smlatb r11, lr, r5, r11: + x7 w4
+    data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11
+    cmp(r1, r2)
+    bge(XE)
+    data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums
+    data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: the next 4 bytes
+    data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x5, x7)
+    data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x4, x6)
+    data(2, 0xFB2C, 0x8803)  # smlad r8, r12, r3, r8: x0 w0 + x2 w2
+    data(2, 0xFB2E, 0x8804)  # smlad r8, lr, r4, r8: + x1 w1 + x3 w3
+    data(2, 0xFB16, 0x8805)  # smlabb r8, r6, r5, r8: + x4 w4
+    data(2, 0xFB2E, 0x9903)  # smlad r9, lr, r3, r9: x1 w0 + x3 w2
+    data(2, 0xEAC6, 0x0C0C)  # pkhbt r12, r6, r12: (x4, x2)
+    data(2, 0xFB2C, 0x9914)  # smladx r9, r12, r4, r9: + x4 w3 + x2 w1
+    data(2, 0xFB17, 0x9905)  # smlabb r9, r7, r5, r9: + x5 w4
+    data(2, 0xFB2C, 0xAA13)  # smladx r10, r12, r3, r10: x4 w2 + x2 w0
+    data(2, 0xEAC7, 0x0E0E)  # pkhbt lr, r7, lr: (x5, x3)
+    data(2, 0xFB2E, 0xAA14)  # smladx r10, lr, r4, r10: + x5 w3 + x3 w1
+    data(2, 0xFB16, 0xAA25)  # smlatb r10, r6, r5, r10: + x6 w4
+    data(2, 0xFB2E, 0xBB13)  # smladx r11, lr, r3, r11: x5 w2 + x3 w0
+    data(2, 0xFB26, 0xBB04)  # smlad r11, r6, r4, r11: + x4 w1 + x6 w3
+    data(2, 0xFB17, 0xBB25)  # smlatb r11, r7, r5, r11: + x7 w4
+    data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11
+    cmp(r1, r2)
+    blt(LE)
+    label(XE)
+    data(2, 0x9B02)  # ldr r3, [sp, 8]: past the last channel's sums
+    cmp(r1, r3)
+    blt(JE)
     data(2, 0xF8DD, 0xE00C)  # ldr lr, [sp, 12]
     b(JNEXT)
     label(DONE)
