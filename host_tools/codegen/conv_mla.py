@@ -1,25 +1,138 @@
-"""The pixel loops of native/q_conv_mla_thumb.py, one per (kernel width, stride).
+"""The body of rows_mla, the assembler row kernel of the int8 convolution by output pixels:
+native/q_conv_mla_thumb.py (MLA loops: every Thumb-2 port) and native/q_conv_mla_dsp.py (the
+same, plus a 3-wide stride-1 loop on the DSP extension). blocks.py writes it into both
+(blocks conv_mla_rows and conv_mla_rows_dsp); the driver and the loops have this one source.
 
-Each loop adds one kernel row to the int32 sums of every output channel of
-the block (r1 walks the channels' rows of sums, contiguous, up to [sp, 8];
-lr the signed weight bytes, kw per channel, read once in order), 4 output
-pixels at a time: the 4 sums in r8-r11 (one LDM, one STM), the row's kw
-weights in r3.., each input byte the 4 pixels read loaded once (LDRSB from
-the padded row at [sp, 0]) and multiplied into every sum it belongs to
-(MLA: Thumb-2, armv7-m and up):
+The driver: the sums of every channel of the pass start at its 128 * sum(w); then for each
+input channel and kernel row, the input row is copied into the padded row (or the row of
+padding is taken) and the loop of ctl[17] adds that kernel row to every channel's sums.
+
+Each MLA loop adds one kernel row to the int32 sums of every output channel of the pass (r1
+walks the channels' rows of sums, contiguous, up to [sp, 8]; lr the signed weight bytes, kw
+per channel, read once in order), 4 output pixels at a time: the 4 sums in r8-r11 (one LDM,
+one STM), the row's kw weights in r3.., each input byte the 4 pixels read loaded once (LDRSB
+from the padded row at [sp, 0]) and multiplied into every sum it belongs to (MLA: Thumb-2,
+armv7-m and up):
 
     kw 3, stride 1: 23 instructions per 12 multiply-accumulates
     kw 5, stride 1: 33 per 20;  kw 3, stride 2: 26 per 12
-(no zoo model has a 5-wide kernel with stride 2 across: each loop is RAM on the
-board, as native code is copied there at import)
 
-plus 9-11 per channel and kernel row. r2 is the end of a channel's row of sums,
-r12 the byte. blocks.py writes them into the kernel (block conv_mla_loops).
+plus 9-11 per channel and kernel row; r2 is the end of a channel's row of sums, r12 the
+byte. No zoo model has a 5-wide kernel with stride 2 across (each loop is RAM on the board:
+native code is copied there at import).
+
+The DSP loop (kw 3, stride 1): one word of 4 input bytes, split by SXTB16 into the halfword
+lanes (x0, x2) and (x1, x3), serves 4 pixels with 2 products each: pixel 0 is SMLAD((x0, x2),
+(w0, w2)) + SMLABB(x1, w1), pixel 1 SMLAD((x1, x3), (w0, w2)) + SMLATB(x2, w1), pixels 2 and 3
+pair (x2, x4) and (x3, x5) by PKHBT with (w2, w0): 17 instructions per 12 multiply-accumulates
+(the same integers: every product and sum fits a word). The 5-wide one (stride 1) has 3
+products per pixel against (w0, w2), (w1, w3) and w4, SMLADX for the pairs PKHBT makes in
+reverse order: 21 instructions per 20 multiply-accumulates.
 """
 
-# (kernel width, stride) of each loop; the kernel's ctl word 17 is the index
+# (kernel width, stride) of each MLA loop; the kernel's ctl word 17 is the index, DSP_VARIANT
+# the DSP loop's (3 wide, stride 1)
 VARIANTS = ((3, 1), (3, 2), (5, 1))
+DSP_VARIANT = len(VARIANTS)
+DSP5_VARIANT = DSP_VARIANT + 1  # the DSP loop of a 5-wide kernel, stride 1
 PIXELS = 4
+
+_HEAD = """\
+data(2, 0xE92D, 0x0F01)  # push {r0, r8-r11}
+data(2, 0xB084)  # sub sp, #16
+mov(r3, r0)
+ldr(r0, [r3, 44])  # the sums start at each channel's 128 * sum(w)
+ldr(r1, [r3, 60])
+ldr(r2, [r3, 48])
+ldr(r4, [r3, 52])
+data(2, 0x9401)  # str r4, [sp, 4]
+label(INIT)
+ldr(r5, [r1, 0])
+add(r1, 4)
+mov(r8, r5)
+mov(r9, r5)
+mov(r10, r5)
+mov(r11, r5)
+add(r6, r0, r4)
+label(IL)
+data(2, 0xE8A0, 0x0F00)  # stm r0!, r8-r11
+cmp(r0, r6)
+blt(IL)
+sub(r2, 1)
+bgt(INIT)
+data(2, 0x9002)  # str r0, [sp, 8]
+ldr(r0, [r3, 40])
+mov(lr, r0)  # the weights, read in order by the loops
+ldr(r0, [r3, 0])
+str(r0, [r3, 84])  # this kernel row's input row
+ldr(r0, [r3, 8])
+str(r0, [r3, 76])  # input channels left
+label(CLOOP)
+mov(r0, 0)
+str(r0, [r3, 80])  # ky
+label(KYLOOP)
+data(2, 0x9B04)  # ldr r3, [sp, 16]
+ldr(r0, [r3, 4])
+ldr(r1, [r3, 80])
+lsr(r0, r1)
+mov(r2, 1)
+and_(r0, r2)
+beq(OUTSIDE)
+ldr(r0, [r3, 84])  # copy the input row into the padded row, 4 bytes at a time
+ldr(r1, [r3, 28])
+ldr(r2, [r3, 24])
+add(r2, r2, r1)
+label(CP)
+data(2, 0xF850, 0x4B04)  # ldr r4, [r0], #4
+data(2, 0xF841, 0x4B04)  # str r4, [r1], #4
+cmp(r1, r2)
+blt(CP)
+ldr(r1, [r3, 72])  # the right padding again (the copy wrote up to 3 bytes of it)
+ldr(r4, [r3, 56])
+str(r4, [r1, 0])
+str(r4, [r1, 4])
+ldr(r0, [r3, 32])
+b(ROWSRC)
+label(OUTSIDE)
+ldr(r0, [r3, 36])
+label(ROWSRC)
+data(2, 0x9000)  # str r0, [sp, 0]: the row the loops read
+ldr(r1, [r3, 44])  # the first channel's sums
+ldr(r5, [r3, 68])  # the loop
+"""
+
+_TAIL = """\
+label(JNEXT)
+data(2, 0x9B04)  # ldr r3, [sp, 16]
+ldr(r0, [r3, 84])  # the next kernel row
+ldr(r1, [r3, 16])
+add(r0, r0, r1)
+str(r0, [r3, 84])
+ldr(r0, [r3, 80])
+add(r0, 1)
+str(r0, [r3, 80])
+ldr(r1, [r3, 12])
+cmp(r0, r1)
+blt(KYLOOP)
+ldr(r0, [r3, 84])  # the next input channel
+ldr(r1, [r3, 20])
+add(r0, r0, r1)
+str(r0, [r3, 84])
+ldr(r0, [r3, 76])
+sub(r0, 1)
+str(r0, [r3, 76])
+bgt(MORE)
+b(DONE)
+label(MORE)
+b(CLOOP)
+"""
+
+_DONE = """\
+label(DONE)
+data(2, 0xB004)  # add sp, #16
+data(2, 0xE8BD, 0x0F01)  # pop {r0, r8-r11}
+mov(r0, 0)
+"""
 
 
 def _loop(kw, sw):
@@ -50,19 +163,158 @@ def _loop(kw, sw):
     return out
 
 
-def pixel_loops():
-    """The text of every loop (asm_thumb statements, one a line)."""
-    lines = []
-    for kw, sw in VARIANTS:
-        lines += _loop(kw, sw)
-    return "\n".join(lines) + "\n"
+def _rn(r):
+    return "lr" if r == 14 else "r%d" % r
 
 
-def dispatch():
-    """The branch from the kernel row loop to the variant in r5 (ctl word 17)."""
+def _dsp_half(a, b, na, nb):
+    """4 pixels from the lanes (a, b) of x0..x3, loading x4..x7's into (na, nb); W02 r3, W20 r4, W1 r5."""
+    A, B, NA, NB = _rn(a), _rn(b), _rn(na), _rn(nb)
+    return [
+        "data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums",
+        "data(2, 0xF850, 0x%04X)  # ldr %s, [r0], #4: the next 4 bytes" % (na << 12 | 0x0B04, NA),
+        "data(2, 0xFA2F, 0x%04X)  # sxtb16 %s, %s, ror #8: (x5, x7)" % (0xF090 | nb << 8 | na, NB, NA),
+        "data(2, 0xFA2F, 0x%04X)  # sxtb16 %s, %s: (x4, x6)" % (0xF080 | na << 8 | na, NA, NA),
+        "data(2, 0x%04X, 0x8803)  # smlad r8, %s, r3, r8: x0 w0 + x2 w2" % (0xFB20 | a, A),
+        "data(2, 0x%04X, 0x8805)  # smlabb r8, %s, r5, r8: + x1 w1" % (0xFB10 | b, B),
+        "data(2, 0x%04X, 0x9903)  # smlad r9, %s, r3, r9: x1 w0 + x3 w2" % (0xFB20 | b, B),
+        "data(2, 0x%04X, 0x9925)  # smlatb r9, %s, r5, r9: + x2 w1" % (0xFB10 | a, A),
+        "data(2, 0x%04X, 0x%04X)  # pkhbt %s, %s, %s: (x4, x2)" % (0xEAC0 | na, a << 8 | a, A, NA, A),
+        "data(2, 0x%04X, 0xAA04)  # smlad r10, %s, r4, r10: x4 w2 + x2 w0" % (0xFB20 | a, A),
+        "data(2, 0x%04X, 0xAA25)  # smlatb r10, %s, r5, r10: + x3 w1" % (0xFB10 | b, B),
+        "data(2, 0x%04X, 0x%04X)  # pkhbt %s, %s, %s: (x5, x3)" % (0xEAC0 | nb, b << 8 | b, B, NB, B),
+        "data(2, 0x%04X, 0xBB04)  # smlad r11, %s, r4, r11: x5 w2 + x3 w0" % (0xFB20 | b, B),
+        "data(2, 0x%04X, 0xBB05)  # smlabb r11, %s, r5, r11: + x4 w1" % (0xFB10 | na, NA),
+        "data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11",
+        "cmp(r1, r2)",
+    ]
+
+
+def _dsp_loop():
+    out = [
+        "label(VD)",
+        "data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the weights' pointer (lr holds lanes here)",
+        "label(JD)",
+        "data(2, 0x9800)  # ldr r0, [sp, 0]: the row",
+        "data(2, 0x9A01)  # ldr r2, [sp, 4]: bytes of one channel's sums",
+        "add(r2, r2, r1)",
+        "data(2, 0xF8DD, 0xC00C)  # ldr r12, [sp, 12]",
+        "data(2, 0xF91C, 0x3B01)  # ldrsb r3, [r12], #1: w0",
+        "data(2, 0xF91C, 0x5B01)  # ldrsb r5, [r12], #1: w1",
+        "data(2, 0xF91C, 0x4B01)  # ldrsb r4, [r12], #1: w2",
+        "data(2, 0xF8CD, 0xC00C)  # str r12, [sp, 12]",
+        "data(2, 0xEAC4, 0x4603)  # pkhbt r6, r4, r3, lsl #16: (w2, w0)",
+        "data(2, 0xEAC3, 0x4304)  # pkhbt r3, r3, r4, lsl #16: (w0, w2)",
+        "mov(r4, r6)",
+        "data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: x0..x3",
+        "data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)",
+        "data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)",
+        "label(LD)",
+    ]
+    out += _dsp_half(6, 7, 12, 14)
+    out.append("bge(XD)")
+    out += _dsp_half(12, 14, 6, 7)
+    out += [
+        "blt(LD)",
+        "label(XD)",
+        "data(2, 0x9B02)  # ldr r3, [sp, 8]: past the last channel's sums",
+        "cmp(r1, r3)",
+        "blt(JD)",
+        "data(2, 0xF8DD, 0xE00C)  # ldr lr, [sp, 12]",
+        "b(JNEXT)",
+    ]
+    return out
+
+
+def _dsp5_half(a, b, na, nb):
+    """4 pixels of a 5-wide kernel from the lanes (a, b) of x0..x3, loading x4..x7's into
+    (na, nb); W02 r3, W13 r4, w4 r5."""
+    A, B, NA, NB = _rn(a), _rn(b), _rn(na), _rn(nb)
+    return [
+        "data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums",
+        "data(2, 0xF850, 0x%04X)  # ldr %s, [r0], #4: the next 4 bytes" % (na << 12 | 0x0B04, NA),
+        "data(2, 0xFA2F, 0x%04X)  # sxtb16 %s, %s, ror #8: (x5, x7)" % (0xF090 | nb << 8 | na, NB, NA),
+        "data(2, 0xFA2F, 0x%04X)  # sxtb16 %s, %s: (x4, x6)" % (0xF080 | na << 8 | na, NA, NA),
+        "data(2, 0x%04X, 0x8803)  # smlad r8, %s, r3, r8: x0 w0 + x2 w2" % (0xFB20 | a, A),
+        "data(2, 0x%04X, 0x8804)  # smlad r8, %s, r4, r8: + x1 w1 + x3 w3" % (0xFB20 | b, B),
+        "data(2, 0x%04X, 0x8805)  # smlabb r8, %s, r5, r8: + x4 w4" % (0xFB10 | na, NA),
+        "data(2, 0x%04X, 0x9903)  # smlad r9, %s, r3, r9: x1 w0 + x3 w2" % (0xFB20 | b, B),
+        "data(2, 0x%04X, 0x%04X)  # pkhbt %s, %s, %s: (x4, x2)" % (0xEAC0 | na, a << 8 | a, A, NA, A),
+        "data(2, 0x%04X, 0x9914)  # smladx r9, %s, r4, r9: + x4 w3 + x2 w1" % (0xFB20 | a, A),
+        "data(2, 0x%04X, 0x9905)  # smlabb r9, %s, r5, r9: + x5 w4" % (0xFB10 | nb, NB),
+        "data(2, 0x%04X, 0xAA13)  # smladx r10, %s, r3, r10: x4 w2 + x2 w0" % (0xFB20 | a, A),
+        "data(2, 0x%04X, 0x%04X)  # pkhbt %s, %s, %s: (x5, x3)" % (0xEAC0 | nb, b << 8 | b, B, NB, B),
+        "data(2, 0x%04X, 0xAA14)  # smladx r10, %s, r4, r10: + x5 w3 + x3 w1" % (0xFB20 | b, B),
+        "data(2, 0x%04X, 0xAA25)  # smlatb r10, %s, r5, r10: + x6 w4" % (0xFB10 | na, NA),
+        "data(2, 0x%04X, 0xBB13)  # smladx r11, %s, r3, r11: x5 w2 + x3 w0" % (0xFB20 | b, B),
+        "data(2, 0x%04X, 0xBB04)  # smlad r11, %s, r4, r11: + x4 w1 + x6 w3" % (0xFB20 | na, NA),
+        "data(2, 0x%04X, 0xBB25)  # smlatb r11, %s, r5, r11: + x7 w4" % (0xFB10 | nb, NB),
+        "data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11",
+        "cmp(r1, r2)",
+    ]
+
+
+def _dsp5_loop():
+    out = [
+        "label(VE)",
+        "data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the weights' pointer (lr holds lanes here)",
+        "label(JE)",
+        "data(2, 0x9800)  # ldr r0, [sp, 0]: the row",
+        "data(2, 0x9A01)  # ldr r2, [sp, 4]: bytes of one channel's sums",
+        "add(r2, r2, r1)",
+        "data(2, 0xF8DD, 0xC00C)  # ldr r12, [sp, 12]",
+        "data(2, 0xF91C, 0x3B01)  # ldrsb r3, [r12], #1: w0",
+        "data(2, 0xF91C, 0x4B01)  # ldrsb r4, [r12], #1: w1",
+        "data(2, 0xF91C, 0x6B01)  # ldrsb r6, [r12], #1: w2",
+        "data(2, 0xF91C, 0x7B01)  # ldrsb r7, [r12], #1: w3",
+        "data(2, 0xF91C, 0x5B01)  # ldrsb r5, [r12], #1: w4",
+        "data(2, 0xF8CD, 0xC00C)  # str r12, [sp, 12]",
+        "data(2, 0xEAC3, 0x4306)  # pkhbt r3, r3, r6, lsl #16: (w0, w2)",
+        "data(2, 0xEAC4, 0x4407)  # pkhbt r4, r4, r7, lsl #16: (w1, w3)",
+        "data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: x0..x3",
+        "data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)",
+        "data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)",
+        "label(LE)",
+    ]
+    out += _dsp5_half(6, 7, 12, 14)
+    out.append("bge(XE)")
+    out += _dsp5_half(12, 14, 6, 7)
+    out += [
+        "blt(LE)",
+        "label(XE)",
+        "data(2, 0x9B02)  # ldr r3, [sp, 8]: past the last channel's sums",
+        "cmp(r1, r3)",
+        "blt(JE)",
+        "data(2, 0xF8DD, 0xE00C)  # ldr lr, [sp, 12]",
+        "b(JNEXT)",
+    ]
+    return out
+
+
+def _dispatch(variants):
     lines = []
-    for v, (kw, sw) in enumerate(VARIANTS):
-        skip = "N%d%d" % (kw, sw)
-        lines += ["cmp(r5, %d)" % v, "bne(%s)" % skip, "b(V%d%d)" % (kw, sw), "label(%s)" % skip]
+    for v, name in variants:
+        lines += ["cmp(r5, %d)" % v, "bne(N%s)" % name, "b(V%s)" % name, "label(N%s)" % name]
     lines.append("b(JNEXT)")
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _rows(dsp):
+    variants = [(v, "%d%d" % kws) for v, kws in enumerate(VARIANTS)]
+    loops = []
+    for kw, sw in VARIANTS:
+        loops += _loop(kw, sw)
+    if dsp:
+        variants += [(DSP_VARIANT, "D"), (DSP5_VARIANT, "E")]
+        loops += _dsp_loop() + _dsp5_loop()
+    return _HEAD + "\n".join(_dispatch(variants)) + "\n" + _TAIL + "\n".join(loops) + "\n" + _DONE
+
+
+def rows():
+    """rows_mla's body with the MLA loops (asm_thumb statements, one a line)."""
+    return _rows(False)
+
+
+def rows_dsp():
+    """rows_mla's body with the MLA loops and the DSP loop."""
+    return _rows(True)
