@@ -4,11 +4,18 @@ The host stores the 256 float32 results of PyTorch's dequantize_per_tensor
 for -128..127; the step copies each one's 4 bytes: bit-identical, no float
 arithmetic, no allocation."""
 
+import sys
+
 from mpy_et import dtypes, noalloc
 from portable_kernels.quantized import requant as q_requant
 from portable_kernels.quantized.requant import check_int8
 from portable_kernels.util import checks
 from portable_kernels.util.emitters import HAS_THUMB
+
+# A classifier's few outputs (at most this many) take the bytecode step unless the
+# assembler module is already imported (a max pool's): a few thousand instructions once
+# per inference, against the ~650 B of RAM its machine code costs on import.
+_BYTECODE_MAX = 16
 
 
 def dequantize_per_tensor_out(x, table, scale, zero_point, out):
@@ -33,6 +40,8 @@ def native_step(x, table, out):
     """The port's native (step, ctx) for this table (also cortex_m::dequantize_per_tensor's),
     or None: the bytecode step. Load time."""
     if not q_requant.use_viper:
+        return None
+    if out.numel <= _BYTECODE_MAX and "portable_kernels.native.q_bytes_thumb" not in sys.modules:
         return None
     if HAS_THUMB:  # Arm: the step an assembler function (None: a float word not aligned)
         from portable_kernels.native import q_bytes_thumb

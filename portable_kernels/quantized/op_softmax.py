@@ -7,13 +7,18 @@ each row: m = max(x), S = sum of T[m - x], and
 (output scale 1 / levels, 256 with zero point -128 as in TFLite Micro). The
 load checks n * T[0] <= 2**29 and T[0] * levels <= 2**29: every value stays a
 small int on 32-bit ports, so the step does not allocate (viper:
-native/q_softmax_viper.py).
+native/q_softmax_viper.py, for more than _BYTECODE_MAX elements).
 """
 
 from mpy_et import dtypes, noalloc
 from portable_kernels.quantized import requant as q_requant
 from portable_kernels.quantized.requant import check_int8, zero_point
 from portable_kernels.util import checks
+
+# A classifier's last softmax (ds_cnn 12 classes, resnet8 10, mobilenet_v1_025 2) takes the
+# bytecode step: a few thousand instructions once per inference, against the ~1 KB of RAM
+# the viper module's machine code costs on import (native code is copied to RAM).
+_BYTECODE_MAX = 16
 
 
 def softmax_out(x, table, dim, levels, out_zero_point, out):
@@ -43,7 +48,7 @@ def softmax_out(x, table, dim, levels, out_zero_point, out):
     for s in x.sizes[d + 1 :]:
         inner *= s
     outer = x.numel // (n * inner)
-    if q_requant.use_viper:
+    if q_requant.use_viper and x.numel > _BYTECODE_MAX:
         from portable_kernels.native import q_softmax_viper
 
         return q_softmax_viper.prepare(x, table, out, outer, n, inner, levels, zo)
