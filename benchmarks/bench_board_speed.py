@@ -13,9 +13,15 @@ cache (int8: 16 seeded random calibration batches; outputs checked against
 CPython's run of the same .pte as there). Prints markdown; not a test.
 
     python benchmarks/bench_board_speed.py [MODEL ...] [--cache DIR]
+        [--precision fp32|int8] [--rows FILE]
+
+`--rows FILE` keeps the measured rows in a JSON file: rows already there
+are not measured again, so the table can be made in parts (e.g. fp32 now,
+int8 later) and printed whole once every row is in the file.
 """
 
 import argparse
+import json
 import os
 import sys
 
@@ -31,18 +37,34 @@ MLPERF = [("KWS", "ds_cnn", 43.0), ("VWW", "mobilenet_v1_025", 89.0), ("IC", "re
 MLPERF_MHZ = 120
 
 
-def run_all(models, cache, timeout):
-    rows = {}
+def run_all(models, cache, timeout, precisions=("fp32", "int8"), rows=None, save=None):
+    rows = {} if rows is None else rows
     for name in models:
-        for precision in ("fp32", "int8"):
+        for precision in precisions:
             for target in ("cortex-m3", "cortex-m7"):
+                if (name, precision, target) in rows:
+                    continue
                 row = measure(name, precision, target, cache, timeout)
                 if target == "cortex-m3" and "MemoryAllocationFailed" in row.get("error", ""):
                     row = measure(name, precision, "cortex-m3-large", cache, timeout)
                     row["large"] = True
                 print(target, row, file=sys.stderr, flush=True)
                 rows[name, precision, target] = row
+                if save:
+                    save(rows)
     return rows
+
+
+def load_rows(path):
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {tuple(k.split("|")): v for k, v in json.load(f).items()}
+
+
+def save_rows(path, rows):
+    with open(path, "w") as f:
+        json.dump({"|".join(k): v for k, v in rows.items()}, f, indent=1, sort_keys=True)
 
 
 def _cell(row):
@@ -60,6 +82,8 @@ def table(rows, models):
     ]
     for name in models:
         for precision in ("fp32", "int8"):
+            if (name, precision, "cortex-m3") not in rows or (name, precision, "cortex-m7") not in rows:
+                continue
             m3, m7 = rows[name, precision, "cortex-m3"], rows[name, precision, "cortex-m7"]
             out.append("| %s | {:,} | %s | %s | %s | %s | %s |".format(m3["macs"]) % ((name, precision) + _cell(m3) + _cell(m7)))
     out += [
@@ -71,7 +95,7 @@ def table(rows, models):
         "|---|---|---|---|---|---|",
     ]
     for task, name, ms in MLPERF:
-        if (name, "int8", "cortex-m7") not in rows:
+        if (name, "int8", "cortex-m7") not in rows or (name, "int8", "cortex-m3") not in rows:
             continue
         cycles = int(ms * MLPERF_MHZ * 1000)
         m3, m7 = rows[name, "int8", "cortex-m3"], rows[name, "int8", "cortex-m7"]
@@ -85,9 +109,13 @@ def main(argv=None):
     ap.add_argument("models", nargs="*", help="zoo models (default: all)")
     ap.add_argument("--cache", default=os.path.join(_HERE, ".board_zoo_cache"))
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per board run")
+    ap.add_argument("--precision", choices=["fp32", "int8"], action="append", help="default: both")
+    ap.add_argument("--rows", help="JSON file of measured rows: read first, written after each run")
     args = ap.parse_args(argv)
     models = args.models or list(MODELS)
-    print(table(run_all(models, args.cache, args.timeout), models))
+    save = (lambda rows: save_rows(args.rows, rows)) if args.rows else None
+    rows = run_all(models, args.cache, args.timeout, args.precision or ("fp32", "int8"), load_rows(args.rows), save)
+    print(table(rows, models))
 
 
 if __name__ == "__main__":
