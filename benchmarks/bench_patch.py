@@ -198,7 +198,11 @@ def main(argv=None):
         for precision in (args.precision,) if args.precision else ("int8", "fp32"):
             board = False if args.no_board else ("fp32" if args.fp32_board else True)
             for row in measure(name, precision, args.target, board, args.timeout, not args.no_large):
-                print({k: v for k, v in row.items() if k not in ("plain", "patched")}, file=sys.stderr, flush=True)
+                brief = {k: v for k, v in row.items() if k not in ("plain", "patched")}
+                for k in ("plain", "patched"):
+                    if row.get(k):
+                        brief[k] = {a: b for a, b in row[k].items() if a != "outputs"}
+                print(brief, file=sys.stderr, flush=True)
                 rows.append(row)
     print(table(rows, args.target))
 
