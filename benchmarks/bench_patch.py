@@ -168,7 +168,7 @@ def table(rows, target):
                 _variant(r["variant"]),
                 r["arena_patched"] / r["arena"],
                 100.0 * extra / info["macs_before"] if info["macs_before"] else 0.0,
-                "{:,}".format(instr[0]) if instr[0] else "",
+                "{:,}".format(instr[0]) + (" (%s)" % plain["on"] if plain.get("on") else "") if instr[0] else "",
                 "{:,}".format(instr[1]) + (" (%s)" % patched["on"] if patched.get("on") else "") if instr[1] else "",
                 "%.3f" % (instr[1] / instr[0]) if instr[0] and instr[1] else "",
                 _fits(plain),
