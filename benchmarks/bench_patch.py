@@ -14,6 +14,7 @@ int8 programs have int8 inputs and outputs (quantized_io=True), calibrated
 with 16 seeded random batches. Prints a markdown table; not a pass/fail test.
 
     python benchmarks/bench_patch.py [MODEL ...] [--target cortex-m3] [--no-board | --fp32-board]
+        [--precision int8|fp32] [--no-large]
 """
 
 import argparse
@@ -71,25 +72,42 @@ def _executorch_same(plain, patched, inputs):
     return all(torch.equal(x, y) for x, y in zip(a, b))
 
 
-def _on_board(pte, inputs, target, timeout):
+_RUNS = {}  # (pte bytes, target) -> result: a variant whose program equals another's is not run again
+
+
+def _on_board(pte, inputs, target, timeout, large=True):
+    key = (bytes(pte), target, large)
+    if key not in _RUNS:
+        _RUNS[key] = _on_board_once(pte, inputs, target, timeout, large)
+    return _RUNS[key]
+
+
+def _on_board_once(pte, inputs, target, timeout, large):
     res, err = _board(pte, inputs, target, timeout)
     if res is None:
-        if target not in LARGE:
+        if target not in LARGE or not large:
             return {"error": err}
         res, _ = _board(pte, inputs, LARGE[target], timeout)
         if res is None:
             return {"error": err}
         return {"error": err, "instructions": res.stats["execute_instructions"], "outputs": res.outputs, "on": LARGE[target]}
-    return {"instructions": res.stats["execute_instructions"], "outputs": res.outputs, "free": res.stats["heap_free_after_load"]}
+    s = res.stats
+    beyond = s["heap_free_before_load"] - s["heap_free_after_load"] - s["arena_bytes"]
+    return {"instructions": s["execute_instructions"], "outputs": res.outputs, "free": s["heap_free_after_load"], "beyond": beyond}
 
 
-def measure(name, precision, target, board, timeout):
+def _close(a, b, tol=1e-5):
+    return all(x.shape == y.shape and torch.allclose(x.float(), y.float(), rtol=0, atol=tol) for x, y in zip(a, b))
+
+
+def measure(name, precision, target, board, timeout, large=True):
     """One row per variant of the model at this precision."""
     from host_tools.analysis.inspect_pte import inspect
 
     plain, patched, inputs = _programs(name, precision)
     arena = inspect(plain)["planned_bytes"]
-    plain_run = _on_board(plain, inputs, target, timeout) if board and (precision == "int8" or board == "fp32") else None
+    plain_run = _on_board(plain, inputs, target, timeout, large) if board and (precision == "int8" or board == "fp32") else None
+    reference = run(plain, inputs, "cpython", repeat=1).outputs if plain_run is not None and precision == "fp32" else None
     rows = []
     for variant, (pte, info) in patched.items():
         row = {"model": name, "precision": precision, "variant": variant, "info": info, "arena": arena}
@@ -100,9 +118,12 @@ def measure(name, precision, target, board, timeout):
         if plain_run is None:
             continue
         row["plain"] = plain_run
-        row["patched"] = _on_board(pte, inputs, target, timeout) if info["patched"] else plain_run
+        row["patched"] = _on_board(pte, inputs, target, timeout, large) if info["patched"] else plain_run
         if precision == "int8" and "outputs" in plain_run and "outputs" in row["patched"]:
             row["same"] = all(torch.equal(a, b) for a, b in zip(plain_run["outputs"], row["patched"]["outputs"]))
+        if reference is not None and "outputs" in row["patched"]:
+            # fp32 on the board: the patched program's outputs against the unpatched one's on CPython
+            row["board_close"] = _close(row["patched"]["outputs"], reference)
     return rows
 
 
@@ -123,7 +144,7 @@ def _fits(r):
         return ""
     if r.get("error"):
         return "**no**: %s" % r["error"]
-    return "yes ({:,} B free)".format(r["free"])
+    return "yes ({:,} B free, {:,} B beyond the arena)".format(r["free"], r["beyond"])
 
 
 def table(rows, target):
@@ -147,12 +168,13 @@ def table(rows, target):
                 _variant(r["variant"]),
                 r["arena_patched"] / r["arena"],
                 100.0 * extra / info["macs_before"] if info["macs_before"] else 0.0,
-                "{:,}".format(instr[0]) if instr[0] else "",
+                "{:,}".format(instr[0]) + (" (%s)" % plain["on"] if plain.get("on") else "") if instr[0] else "",
                 "{:,}".format(instr[1]) + (" (%s)" % patched["on"] if patched.get("on") else "") if instr[1] else "",
                 "%.3f" % (instr[1] / instr[0]) if instr[0] and instr[1] else "",
                 _fits(plain),
                 _fits(patched),
-                {True: "yes", False: "**no**", None: ""}[r.get("same")],
+                {True: "yes", False: "**no**", None: ""}[r.get("same")]
+                + {True: "; board = CPython (1e-5): yes", False: "; board = CPython (1e-5): **no**", None: ""}[r.get("board_close")],
             )
         )
     out += ["", "Patched stages:", ""]
@@ -167,14 +189,20 @@ def main(argv=None):
     ap.add_argument("--target", default="cortex-m3")
     ap.add_argument("--no-board", action="store_true", help="arena and MACs only")
     ap.add_argument("--fp32-board", action="store_true", help="also run the fp32 programs on the board")
+    ap.add_argument("--precision", choices=("int8", "fp32"), help="only this precision (default: both)")
+    ap.add_argument("--no-large", action="store_true", help="do not rerun what fails on the board on its large variant")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per board run")
     args = ap.parse_args(argv)
     rows = []
     for name in args.models or CONV_MODELS:
-        for precision in ("int8", "fp32"):
+        for precision in (args.precision,) if args.precision else ("int8", "fp32"):
             board = False if args.no_board else ("fp32" if args.fp32_board else True)
-            for row in measure(name, precision, args.target, board, args.timeout):
-                print({k: v for k, v in row.items() if k not in ("plain", "patched")}, file=sys.stderr, flush=True)
+            for row in measure(name, precision, args.target, board, args.timeout, not args.no_large):
+                brief = {k: v for k, v in row.items() if k not in ("plain", "patched")}
+                for k in ("plain", "patched"):
+                    if row.get(k):
+                        brief[k] = {a: b for a, b in row[k].items() if a != "outputs"}
+                print(brief, file=sys.stderr, flush=True)
                 rows.append(row)
     print(table(rows, args.target))
 

@@ -37,6 +37,11 @@ DEFAULT_MAX_EXTRA_MACS = 0.25  # of the program's MACs
 # instruction (benchmarks/bench_patch.py: lenet5, resnet8, mobilenet_v2_block
 # int8). patch() weighs every added instruction at this estimate.
 DEFAULT_INSTRUCTION_BYTES = 768
+# The same for a stage of fp32 convolutions (aten::convolution): 252 to 417
+# B per added instruction, the slice/pad/scatter kernels' imports included
+# (runtime RAM beyond the arena loaded on cortex-m3-large, patched against
+# unpatched: mobilenet_v1_025, resnet8, mobilenet_v2_block; benchmarks/patch.md).
+FP32_INSTRUCTION_BYTES = 384
 _BAND_COUNTS = (2, 3, 4, 6, 8, 12, 16, 24)
 _SUB_ROWS = (1, 2)  # rows per sub-band of a stem convolution (rewrite's sub)
 
@@ -246,7 +251,8 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
             default: the best of none and _SUB_ROWS), "max_extra_macs" (extra
             MACs allowed, a fraction of the program's; default 0.25),
             "instruction_bytes" (heap counted per added instruction;
-            default DEFAULT_INSTRUCTION_BYTES; 0: the smallest arena).
+            default DEFAULT_INSTRUCTION_BYTES, FP32_INSTRUCTION_BYTES for a
+            stage of fp32 convolutions; 0: the smallest arena).
         alignment, preserve_inputs: as the memory planner's.
     Returns:
         (ProgramIR, info): the patched program (or ir when no stage lowers
@@ -262,7 +268,7 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
         # bands would move the instructions a torch.cond's jumps point at
         raise PatchError("patch: programs with control flow (torch.cond) are not patched")
     budget = opts.get("max_extra_macs", DEFAULT_MAX_EXTRA_MACS)
-    per_instruction = opts.get("instruction_bytes", DEFAULT_INSTRUCTION_BYTES)
+    per_instruction = opts.get("instruction_bytes")
     macs, before = ir_macs(ir), peak(ir, alignment, preserve_inputs)
     best = None
     subs = (None,) + _SUB_ROWS if opts.get("sub") is None else (opts["sub"] or None,)
@@ -275,7 +281,8 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
             if extra > budget * macs:
                 break  # the same MACs with sub-bands
             after = peak(new, alignment, preserve_inputs)
-            key = (after + per_instruction * (len(new.instructions) - len(ir.instructions)), after, extra)
+            each = _instruction_bytes(ir, first, last) if per_instruction is None else per_instruction
+            key = (after + each * (len(new.instructions) - len(ir.instructions)), after, extra)
             if best is None or key < best[0]:
                 best = (key, new, first, last, bands, sub)
     info = {"peak_before": before, "macs_before": macs, "patched": False}
@@ -289,6 +296,12 @@ def patch(ir, options=True, alignment=16, preserve_inputs=False):
     stage = [(ins.op, ir.tensor(ins.args[-1]).name) for ins in ir.instructions[first : last + 1]]
     info.update(patched=True, peak_after=after, macs_after=macs + extra, stage=stage, bands=bands, first=first, last=last, sub=sub)
     return compact(new), info
+
+
+def _instruction_bytes(ir, first, last):
+    """The heap estimate per added instruction for the stage first..last."""
+    fp32 = any(ir.instructions[k].op.startswith("aten::convolution") for k in range(first, last + 1))
+    return FP32_INSTRUCTION_BYTES if fp32 else DEFAULT_INSTRUCTION_BYTES
 
 
 _INDEX_LISTS = ("IntList", "TensorList", "OptionalTensorList")
