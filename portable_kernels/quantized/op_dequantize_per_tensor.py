@@ -12,10 +12,11 @@ from portable_kernels.quantized.requant import check_int8
 from portable_kernels.util import checks
 from portable_kernels.util.emitters import HAS_THUMB
 
-# A classifier's few outputs (at most this many) take the bytecode step unless the
-# assembler module is already imported (a max pool's): a few thousand instructions once
-# per inference, against the ~650 B of RAM its machine code costs on import.
-_BYTECODE_MAX = 16
+# A binary classifier's or a regressor's few outputs (at most this many) take the bytecode
+# step unless the assembler module is already imported (a max pool's): ~2,500 instructions
+# a value on a Cortex-M3, against the ~650 B of RAM its machine code costs on import (at 10
+# values, mlp int8 lost a third of its speed for it)
+_BYTECODE_MAX = 4
 
 
 def dequantize_per_tensor_out(x, table, scale, zero_point, out):
