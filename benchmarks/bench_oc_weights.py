@@ -3,7 +3,7 @@ on the `cortex-m7` board: QEMU instructions (-icount shift=0: ticks_us x 1000) p
 (kernel row, output channel), against the same words made by Python code on the board in the
 same run (q_conv_mla_dsp.oc_weights, the load-time version, copied below). Each call's own cost is
 the loop of REPEAT calls less the same loop calling an empty assembler function. Prints a
-markdown table (benchmarks/oc_weights.md); not a test.
+markdown table (benchmarks/oc_weights.md) and the heap the import takes; not a test.
 
     python benchmarks/bench_oc_weights.py [--repeat N]
 """
@@ -13,15 +13,21 @@ import random
 
 from host_tools.targets import run_code
 
-GEOMS = [(8, 16, 3), (16, 8, 3), (16, 16, 3), (4, 16, 3), (3, 16, 3), (1, 16, 3), (8, 5, 3)]
+GEOMS = [(8, 16, 3), (16, 8, 3), (16, 16, 3), (4, 16, 3), (3, 16, 3), (1, 16, 3), (8, 5, 3), (8, 3, 3), (8, 1, 3)]
 
 _CODE = """
+import gc
 import time
 from array import array
 
 import micropython
 
+gc.collect()
+free = gc.mem_free()
 from portable_kernels.native.q_oc_weights_dsp import control, expand
+
+gc.collect()
+print("IMPORT", free - gc.mem_free())
 
 
 @micropython.asm_thumb
@@ -91,6 +97,8 @@ def main():
             n = opg * cpg * kh
             cells = (opg, cpg, kh, n, "{:,}".format(asm), "%.2f" % (asm / n), "{:,}".format(py), "%.0fx" % (py / asm))
             print("| %s |" % " | ".join(str(c) for c in cells + ("yes" if same else "NO",)))
+    cost = [line.split()[1] for line in out.splitlines() if line.startswith("IMPORT")][0]
+    print("\nImporting the module takes %s bytes of heap." % cost)
     return 0
 
 

@@ -20,8 +20,8 @@ STM writes a row of both channels: 45 instructions per 8 (row, channel). A last 
 takes 27 per 4 rows (STRD per row). Rows after the whole groups of 4 go a row at a time (15
 instructions per row, a pair's last words first copied together to the stack).
 Measured on the cortex-m7 board (QEMU -icount; benchmarks/bench_oc_weights.py, oc_weights.md):
-opg 8, cpg 16, kh 3: 2,285 instructions a call, 5.95 per (row, channel); opg 16, cpg 8, kh 3:
-2,390, 6.22 (the Python oc_weights: 3,027,000 and 3,026,000).
+opg 8, cpg 16, kh 3: 2,284 instructions a call, 5.95 per (row, channel); opg 16, cpg 8, kh 3:
+2,389, 6.22 (the Python oc_weights: 3,030,000 and 3,026,000).
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
