@@ -51,6 +51,8 @@ def control(opg, cpg, kh, kp):
 def expand(r0, r1, r2):
     # r0 the packed weights, r1 out, r2 ctl (control()). Pair loop: r0 the pair's words,
     # r1 its row, r2 8 * opg, r3 r4 the two sums, r5 0, r6-r9 the words, r10-r12 lr a row
+    # (each data() is the encoding of the instruction in its comment: llvm-mc -triple=thumbv7em
+    # -mcpu=cortex-m7 -show-encoding)
     data(2, 0xE92D, 0x0F00)  # push {r8, r9, r10, r11}
     data(2, 0xB086)  # sub sp, #24: [sp]: ctl, sums, pairs left, end, q
     data(2, 0x9200)  # str r2, [sp, #0]
