@@ -19,7 +19,8 @@ GEOMS += [(o, c, k) for o in (1, 2, 5, 6) for c, k in ((2, 1), (6, 1), (5, 3), (
 
 
 def oc_weights(wt, geom, kp):
-    """The reference: native/q_conv_mla_dsp.oc_weights (branch h56), verbatim."""
+    """The reference: native/q_conv_mla_dsp.oc_weights as first written on branch h56 (a
+    Python loop; h56 now writes the same words with a viper loop, _pack)."""
     opg, cpg, kh = geom[2], geom[3], geom[6]
     out = array("i", bytearray(4 * opg * (1 + 2 * cpg * kh)))
     pairs = opg & ~1
