@@ -21,8 +21,8 @@ the whole groups of 4 take the pair's last words in registers (the padding bytes
 a row of a channel per STRD. A last odd channel takes 27 instructions per 4 rows (STRD per
 row), then 15 per row left. Measured on the cortex-m7 board (QEMU -icount;
 benchmarks/bench_oc_weights.py, oc_weights.md): opg 8, cpg 16, kh 3: 2,285 instructions a call,
-5.95 per (row, channel); opg 16, cpg 8, kh 3: 2,389, 6.22 (the Python oc_weights: 3,030,000
-and 3,025,000).
+5.95 per (row, channel); opg 16, cpg 8, kh 3: 2,389, 6.22 (the Python oc_weights: 3,026,000
+and 3,025,000; h56's viper loop at load, _pack: 77,000 each).
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
