@@ -318,3 +318,170 @@ def rows():
 def rows_dsp():
     """rows_mla's body with the MLA loops and the DSP loop."""
     return _rows(True)
+
+
+# The DSP loops by output channels (rows_oc in native/q_conv_mla_dsp.py): 3-wide kernels with
+# stride 1 (OC_VARIANT) or 2 (OC_VARIANT + 1) across. For each kernel row, the 4 pixels' input
+# bytes are split into halfword lanes once and serve every output channel of the pass: per
+# channel one LDM of its two weight words ((w0, w2) and w1, written at load), one LDM / STM of
+# its 4 sums and 8 products (stride 1: 13 instructions per 12 multiply-accumulates) or 10
+# (stride 2: 15). The sums are [group of 4 pixels][channel][4] (stm r1! walks them); the end
+# writes them back as q_requant_thumb.rows reads them, [channel][pixel].
+OC_VARIANT = DSP5_VARIANT + 1
+
+
+def _smla(op, rd, rn, rm, ra, note):
+    base = {"smlad": (0xFB20, 0), "smladx": (0xFB20, 0x10), "smlabb": (0xFB10, 0), "smlatb": (0xFB10, 0x20), "smlabt": (0xFB10, 0x10)}
+    hi, lo = base[op]
+    regs = ", ".join(_rn(r) for r in (rd, rn, rm, ra))
+    return "data(2, 0x%04X, 0x%04X)  # %s %s: %s" % (hi | rn, ra << 12 | rd << 8 | lo | rm, op, regs, note)
+
+
+_OC_HEAD = """\
+data(2, 0xE92D, 0x0F01)  # push {r0, r8-r11}
+data(2, 0xB084)  # sub sp, #16
+mov(r3, r0)
+ldr(r0, [r3, 44])  # [channel][pixel] sums (the end's), then the loops' [group][channel][4]
+ldr(r4, [r3, 52])
+ldr(r2, [r3, 48])
+mul(r4, r2)
+add(r0, r0, r4)
+str(r0, [r3, 88])
+add(r2, r0, r4)
+str(r2, [r3, 92])
+ldr(r6, [r3, 40])  # the weight words, right after each channel's 128 * sum(w)
+label(INITG)
+ldr(r1, [r3, 60])
+label(INITC)
+ldr(r5, [r1, 0])
+add(r1, 4)
+mov(r8, r5)
+mov(r9, r5)
+mov(r10, r5)
+mov(r11, r5)
+data(2, 0xE8A0, 0x0F00)  # stm r0!, r8-r11
+cmp(r1, r6)
+blt(INITC)
+cmp(r0, r2)
+blt(INITG)
+mov(lr, r6)  # the weight words, read in order: [input channel][kernel row][channel]
+"""
+
+
+def _oc_group(sw):
+    """The lanes of one group of 4 pixels (the row at [sp, 0], advanced), then r0 = the block's weights."""
+    if sw == 1:
+        out = [
+            "data(2, 0x9800)  # ldr r0, [sp, 0]: the row",
+            "data(2, 0xF8D0, 0xC004)  # ldr r12, [r0, 4]: x4..x7",
+            "data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: x0..x3",
+            "data(2, 0x9000)  # str r0, [sp, 0]",
+            "data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)",
+            "data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)",
+            "data(2, 0xFA2F, 0xFE9C)  # sxtb16 lr, r12, ror #8: (x5, x7)",
+            "data(2, 0xFA2F, 0xFC8C)  # sxtb16 r12, r12: (x4, x6)",
+            "data(2, 0xEACC, 0x0C06)  # pkhbt r12, r12, r6: (x4, x2)",
+            "data(2, 0xEACE, 0x0E07)  # pkhbt lr, lr, r7: (x5, x3)",
+        ]
+    else:
+        out = [
+            "data(2, 0x9800)  # ldr r0, [sp, 0]: the row",
+            "data(2, 0xF8D0, 0xC004)  # ldr r12, [r0, 4]: x4..x7",
+            "data(2, 0xF990, 0x5008)  # ldrsb r5, [r0, 8]: x8",
+            "data(2, 0xF850, 0x6B08)  # ldr r6, [r0], #8: x0..x3",
+            "data(2, 0x9000)  # str r0, [sp, 0]",
+            "data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)",
+            "data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)",
+            "data(2, 0xFA2F, 0xFE9C)  # sxtb16 lr, r12, ror #8: (x5, x7)",
+            "data(2, 0xFA2F, 0xFC8C)  # sxtb16 r12, r12: (x4, x6)",
+        ]
+    return out + ["data(2, 0x9803)  # ldr r0, [sp, 12]: the block's weights"]
+
+
+def _oc_products(sw):
+    if sw == 1:  # lanes r6 (x0, x2), r7 (x1, x3), r12 (x4, x2), lr (x5, x3)
+        return [
+            _smla("smlad", 8, 6, 3, 8, "x0 w0 + x2 w2"),
+            _smla("smlabb", 8, 7, 4, 8, "+ x1 w1"),
+            _smla("smlad", 9, 7, 3, 9, "x1 w0 + x3 w2"),
+            _smla("smlatb", 9, 6, 4, 9, "+ x2 w1"),
+            _smla("smladx", 10, 12, 3, 10, "x4 w2 + x2 w0"),
+            _smla("smlatb", 10, 7, 4, 10, "+ x3 w1"),
+            _smla("smladx", 11, 14, 3, 11, "x5 w2 + x3 w0"),
+            _smla("smlabb", 11, 12, 4, 11, "+ x4 w1"),
+        ]
+    # lanes r6 (x0, x2), r7 (x1, x3), r12 (x4, x6), lr (x5, x7), r5 x8
+    return [
+        _smla("smlad", 8, 6, 3, 8, "x0 w0 + x2 w2"),
+        _smla("smlabb", 8, 7, 4, 8, "+ x1 w1"),
+        _smla("smlatb", 9, 6, 3, 9, "x2 w0"),
+        _smla("smlatb", 9, 7, 4, 9, "+ x3 w1"),
+        _smla("smlabt", 9, 12, 3, 9, "+ x4 w2"),
+        _smla("smlad", 10, 12, 3, 10, "x4 w0 + x6 w2"),
+        _smla("smlabb", 10, 14, 4, 10, "+ x5 w1"),
+        _smla("smlatb", 11, 12, 3, 11, "x6 w0"),
+        _smla("smlatb", 11, 14, 4, 11, "+ x7 w1"),
+        _smla("smlabt", 11, 5, 3, 11, "+ x8 w2"),
+    ]
+
+
+def _oc_loop(sw, name):
+    out = [
+        "label(V%s)" % name,
+        "data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the block's weights (lr holds lanes here)",
+        "ldr(r1, [r3, 48])",
+        "lsl(r1, r1, 3)",
+        "mov(r2, lr)",
+        "add(r2, r2, r1)  # past the block's weights",
+        "ldr(r1, [r3, 88])  # the first group's sums",
+        "label(G%s)" % name,
+    ]
+    out += _oc_group(sw)
+    out += ["label(F%s)" % name, "data(2, 0xC818)  # ldm r0!, {r3, r4}: (w0, w2), w1", "data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums"]
+    out += _oc_products(sw)
+    out += [
+        "data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11",
+        "cmp(r0, r2)",
+        "blt(F%s)" % name,
+        "data(2, 0x9B04)  # ldr r3, [sp, 16]",
+        "ldr(r0, [r3, 92])",
+        "cmp(r1, r0)",
+        "blt(G%s)" % name,
+        "mov(lr, r2)",
+        "b(JNEXT)",
+    ]
+    return out
+
+
+_OC_DONE = """\
+label(DONE)
+data(2, 0x9B04)  # ldr r3, [sp, 16]: the sums back as [channel][pixel]
+ldr(r0, [r3, 88])
+ldr(r2, [r3, 92])
+ldr(r1, [r3, 44])
+ldr(r4, [r3, 52])
+ldr(r6, [r3, 48])
+label(TG)
+mov(r5, r1)
+mov(r7, r6)
+label(TC)
+data(2, 0xE8B0, 0x0F00)  # ldm r0!, r8-r11
+data(2, 0xE885, 0x0F00)  # stm r5, r8-r11
+add(r5, r5, r4)
+sub(r7, 1)
+bne(TC)
+add(r1, 16)
+cmp(r0, r2)
+blt(TG)
+data(2, 0xB004)  # add sp, #16
+data(2, 0xE8BD, 0x0F01)  # pop {r0, r8-r11}
+mov(r0, 0)
+"""
+
+
+def rows_oc():
+    """rows_oc's body: the driver of rows_mla with the loops by output channels."""
+    body = _HEAD[_HEAD.index("ldr(r0, [r3, 0])") :]
+    variants = [(OC_VARIANT, "F1"), (OC_VARIANT + 1, "F2")]
+    loops = _oc_loop(1, "F1") + _oc_loop(2, "F2")
+    return _OC_HEAD + body + "\n".join(_dispatch(variants)) + "\n" + _TAIL + "\n".join(loops) + "\n" + _OC_DONE

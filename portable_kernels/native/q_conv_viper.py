@@ -163,7 +163,10 @@ def _by_pixels(geom, kn, kp):
     lenet5's 6 -> 16: 2.55 against 2.24, imu_cnn1d's 16 -> 32: 2.29 against 1.75)."""
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     if DSP and opg > 8 and cpg > 4 and not (sw == 1 and (kw == 5 or (ow >= 16 and oh * ow >= 512))):
-        return False
+        from portable_kernels.native import q_conv_mla_dsp
+
+        if not q_conv_mla_dsp.oc_takes(geom):
+            return False
     return groups == 1 and (kw, sw) in ((3, 1), (3, 2), (5, 1)) and dw == 1 and pw <= 4 and kh <= 30 and kn + 4 <= ow * kp
 
 

@@ -116,6 +116,10 @@ LAYERS = [
     ("conv 5x5 rows s2 pad 2, 3 -> 5, batch 2, extremes", (2, 3, 11, 12), (5, 3, 5, 5), (2, 1), (2, 2), (1, 1), 1),
     ("conv 3x3 rows dilated 2, 6 -> 3", (1, 6, 9, 10), (3, 6, 3, 3), (1, 1), (2, 1), (2, 1), 1),
     ("conv 1x5, 3 -> 16, 40 wide", (1, 3, 1, 40), (16, 3, 1, 5), (1, 1), (0, 2), (1, 1), 1),
+    # on the DSP extension by output pixels and channels (q_conv_mla_dsp.rows_oc): stride 2
+    # across, rows dilated, batch 2; stride 1 on rows of 14 (3.5 groups of 4 pixels)
+    ("conv 3x3 s2 dilated 2 x 1, 5 -> 6, batch 2, extremes", (2, 5, 13, 11), (6, 5, 3, 3), (2, 2), (1, 1), (2, 1), 1),
+    ("conv 3x3 16 -> 8, 14 wide (autoencoder)", (1, 16, 6, 14), (8, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
 ]
 
 FALLBACK_DW = ("depthwise 3x3", "depthwise 3x3 s2")
