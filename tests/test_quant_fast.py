@@ -34,6 +34,7 @@ MLA = (
     "conv 3x3 16 -> 16 (resnet)",
     "conv 3x3 s2 dilated 2 x 1, 5 -> 6, batch 2, extremes",
     "conv 3x3 16 -> 8, 14 wide (autoencoder)",
+    "conv 3x3 3 -> 32, bands",
     "conv 3x3 s2 (first layer)",
     "conv 1x3 130 wide, 21 channels",
     "conv 3x3 8 -> 1 (decoder)",
@@ -44,13 +45,23 @@ MLA = (
     "conv 1x5, 3 -> 16, 40 wide",
 )
 
+# of those, the ones the DSP extension takes by output pixels and channels (q_conv_mla_dsp.rows_oc)
+MLA_OC = (
+    "conv 3x3 16 -> 16 (resnet)",
+    "conv 3x3 s2 dilated 2 x 1, 5 -> 6, batch 2, extremes",
+    "conv 3x3 16 -> 8, 14 wide (autoencoder)",
+    "conv 3x3 3 -> 32, bands",
+    "conv 3x3 s2 (first layer)",
+    "conv 3x3 s2 1 -> 8 (first layer)",
+)
+
 
 def _layers(target):
     if target not in _CACHE:
         code = open(RUNNER).read()
         out = run_code(target, code, timeout=300)
         rows = [line[6:].split("|") for line in out.splitlines() if line.startswith("LAYER ")]
-        assert len(rows) == 26, out[-2000:]
+        assert len(rows) == 27, out[-2000:]
         _CACHE[target] = {name: (step, total, same) for name, step, total, same in rows}
     return _CACHE[target]
 
@@ -74,6 +85,8 @@ def test_fast_paths_match_the_reference_and_cpython(target):
         elif name.startswith("depthwise"):  # 3x3: padded planes and asm_thumb windows on Arm
             want = "native.q_conv_dw3x3_thumb._step_thumb" if dots != "viper" else "native.q_conv_dw_viper._step_3x3"
             want += "+dsp" if dots == "dsp" else ""
+        elif dots == "dsp" and name in MLA_OC:  # 3 wide, stride 2 or 4 and more output channels
+            want = "native.q_conv_mla_dsp._step_oc"
         elif dots != "viper" and name in MLA:
             want = "native.q_conv_mla_thumb._step"
         elif name in DIRECT and dots == "viper":  # 3x3, 1-2 output channels per group: windows in place

@@ -337,37 +337,6 @@ def _smla(op, rd, rn, rm, ra, note):
     return "data(2, 0x%04X, 0x%04X)  # %s %s: %s" % (hi | rn, ra << 12 | rd << 8 | lo | rm, op, regs, note)
 
 
-_OC_HEAD = """\
-data(2, 0xE92D, 0x0F01)  # push {r0, r8-r11}
-data(2, 0xB084)  # sub sp, #16
-mov(r3, r0)
-ldr(r0, [r3, 44])  # [channel][pixel] sums (the end's), then the loops' [group][channel][4]
-ldr(r4, [r3, 52])
-ldr(r2, [r3, 48])
-mul(r4, r2)
-add(r0, r0, r4)
-str(r0, [r3, 88])
-add(r2, r0, r4)
-str(r2, [r3, 92])
-ldr(r6, [r3, 40])  # the weight words, right after each channel's 128 * sum(w)
-label(INITG)
-ldr(r1, [r3, 60])
-label(INITC)
-ldr(r5, [r1, 0])
-add(r1, 4)
-mov(r8, r5)
-mov(r9, r5)
-mov(r10, r5)
-mov(r11, r5)
-data(2, 0xE8A0, 0x0F00)  # stm r0!, r8-r11
-cmp(r1, r6)
-blt(INITC)
-cmp(r0, r2)
-blt(INITG)
-mov(lr, r6)  # the weight words, read in order: [input channel][kernel row][channel]
-"""
-
-
 def _oc_group(sw):
     """The lanes of one group of 4 pixels (the row at [sp, 0], advanced), then r0 = the block's weights."""
     if sw == 1:
@@ -453,10 +422,108 @@ def _oc_loop(sw, name):
     return out
 
 
-_OC_DONE = """\
-label(DONE)
-data(2, 0x9B04)  # ldr r3, [sp, 16]: the sums back as [channel][pixel]
-ldr(r0, [r3, 88])
+# rows_oc: the rows of a band, each as rows_mla's driver does it (copy each input row of the
+# window into the padded row or take the row of padding, then the loop), the sums back as
+# [channel][pixel] at the end of each row. ctl words (int32; offsets in bytes): [0] 0 the
+# window's first input row (channel 0) of the band's next output row, [1] 4 input rows h,
+# [2] 8 input channels, [3] 12 kernel rows, [4] 16 bytes between kernel rows, [5] 20 from
+# past the last kernel row to the next channel's first, [6] 24 bytes copied per row, [7] 28
+# where they go (padded row + pw), [8] 32 the padded row, [9] 36 the row of padding, [10] 40
+# the weight words, [11] 44 where the row's [channel][pixel] sums go, [12] 48 channels m,
+# [13] 52 bytes between channels there, [14] 56 zx in every byte, [15] 60 each channel's
+# 128 * sum(w), [16] 64 the input row of the next output row's first kernel row, [17] 68
+# the loop, [18] 72 right after the copied row, [19..21] 76.. scratch (channels left, input
+# row, its address), [22] 88 [23] 92 the loops' sums and their end, [24] 96 rows left,
+# [25] 100 kernel rows left, [26] 104 bytes between output rows' windows, [27] 108 stride
+# down, [28] 112 dilation down, [29] 116 bytes between rows of sums.
+_OC_DRIVER = """\
+data(2, 0xE92D, 0x0F01)  # push {r0, r8-r11}
+data(2, 0xB084)  # sub sp, #16
+label(ROW)
+data(2, 0x9B04)  # ldr r3, [sp, 16]
+ldr(r0, [r3, 88])  # every channel's sums start at its 128 * sum(w)
+ldr(r2, [r3, 92])
+ldr(r6, [r3, 40])
+label(INITG)
+ldr(r1, [r3, 60])
+label(INITC)
+ldr(r5, [r1, 0])
+add(r1, 4)
+mov(r8, r5)
+mov(r9, r5)
+mov(r10, r5)
+mov(r11, r5)
+data(2, 0xE8A0, 0x0F00)  # stm r0!, r8-r11
+cmp(r1, r6)
+blt(INITC)
+cmp(r0, r2)
+blt(INITG)
+mov(lr, r6)  # the weight words, read in order: [input channel][kernel row][channel]
+ldr(r0, [r3, 0])
+str(r0, [r3, 84])  # this kernel row's input row
+ldr(r0, [r3, 8])
+str(r0, [r3, 76])  # input channels left
+label(CLOOP)
+ldr(r0, [r3, 64])
+str(r0, [r3, 80])  # its input row
+ldr(r0, [r3, 12])
+str(r0, [r3, 100])  # kernel rows left
+label(KYLOOP)
+data(2, 0x9B04)  # ldr r3, [sp, 16]
+ldr(r0, [r3, 80])
+ldr(r1, [r3, 4])
+cmp(r0, r1)
+bcs(OUTSIDE)  # unsigned: above the input too
+ldr(r0, [r3, 84])  # copy the input row into the padded row, 4 bytes at a time
+ldr(r1, [r3, 28])
+ldr(r2, [r3, 24])
+add(r2, r2, r1)
+label(CP)
+data(2, 0xF850, 0x4B04)  # ldr r4, [r0], #4
+data(2, 0xF841, 0x4B04)  # str r4, [r1], #4
+cmp(r1, r2)
+blt(CP)
+ldr(r1, [r3, 72])  # the right padding again (the copy wrote up to 3 bytes of it)
+ldr(r4, [r3, 56])
+str(r4, [r1, 0])
+str(r4, [r1, 4])
+ldr(r0, [r3, 32])
+b(ROWSRC)
+label(OUTSIDE)
+ldr(r0, [r3, 36])
+label(ROWSRC)
+data(2, 0x9000)  # str r0, [sp, 0]: the row the loops read
+ldr(r5, [r3, 68])  # the loop
+cmp(r5, %(s1)d)
+bne(NF1)
+b(VF1)
+label(NF1)
+b(VF2)
+label(JNEXT)
+data(2, 0x9B04)  # ldr r3, [sp, 16]
+ldr(r0, [r3, 84])  # the next kernel row
+ldr(r1, [r3, 16])
+add(r0, r0, r1)
+str(r0, [r3, 84])
+ldr(r0, [r3, 80])
+ldr(r1, [r3, 112])
+add(r0, r0, r1)
+str(r0, [r3, 80])
+ldr(r0, [r3, 100])
+sub(r0, 1)
+str(r0, [r3, 100])
+bgt(KYLOOP)
+ldr(r0, [r3, 84])  # the next input channel
+ldr(r1, [r3, 20])
+add(r0, r0, r1)
+str(r0, [r3, 84])
+ldr(r0, [r3, 76])
+sub(r0, 1)
+str(r0, [r3, 76])
+ble(TRANS)
+b(CLOOP)
+label(TRANS)
+ldr(r0, [r3, 88])  # the sums back as [channel][pixel]
 ldr(r2, [r3, 92])
 ldr(r1, [r3, 44])
 ldr(r4, [r3, 52])
@@ -473,6 +540,27 @@ bne(TC)
 add(r1, 16)
 cmp(r0, r2)
 blt(TG)
+ldr(r0, [r3, 44])  # the next output row
+ldr(r1, [r3, 116])
+add(r0, r0, r1)
+str(r0, [r3, 44])
+ldr(r0, [r3, 0])
+ldr(r1, [r3, 104])
+add(r0, r0, r1)
+str(r0, [r3, 0])
+ldr(r0, [r3, 64])
+ldr(r1, [r3, 108])
+add(r0, r0, r1)
+str(r0, [r3, 64])
+ldr(r0, [r3, 96])
+sub(r0, 1)
+str(r0, [r3, 96])
+ble(DONE)
+b(ROW)
+"""
+
+_OC_DONE = """\
+label(DONE)
 data(2, 0xB004)  # add sp, #16
 data(2, 0xE8BD, 0x0F01)  # pop {r0, r8-r11}
 mov(r0, 0)
@@ -480,8 +568,6 @@ mov(r0, 0)
 
 
 def rows_oc():
-    """rows_oc's body: the driver of rows_mla with the loops by output channels."""
-    body = _HEAD[_HEAD.index("ldr(r0, [r3, 0])") :]
-    variants = [(OC_VARIANT, "F1"), (OC_VARIANT + 1, "F2")]
+    """rows_oc's body: the rows of a band by output pixels and channels (its ctl above)."""
     loops = _oc_loop(1, "F1") + _oc_loop(2, "F2")
-    return _OC_HEAD + body + "\n".join(_dispatch(variants)) + "\n" + _TAIL + "\n".join(loops) + "\n" + _OC_DONE
+    return _OC_DRIVER % {"s1": OC_VARIANT} + "\n".join(loops) + "\n" + _OC_DONE

@@ -56,18 +56,14 @@ def prepare(x, out, params, wt, geom, tail, kp, rq, fill_rq):
         prow = (need + 4 + 3) & ~3
     variant = (0 if kw == 3 else 2) + (0 if sw == 1 else 1)  # host_tools/codegen/conv_mla.VARIANTS
     rows = rows_mla
-    ws = None
     if DSP:
         from portable_kernels.native import q_conv_mla_dsp
 
-        if q_conv_mla_dsp.oc_takes(geom):  # the loops by output channels, weights written here
-            ws = q_conv_mla_dsp.oc_weights(wt, geom, kp)
-            cn = opg
-            variant = q_conv_mla_dsp.OC_VARIANT + sw - 1
-            rows = q_conv_mla_dsp.rows_oc
-        elif sw == 1:
-            variant = 3 if kw == 3 else 4  # conv_mla.DSP_VARIANT, DSP5_VARIANT
-            rows = q_conv_mla_dsp.rows_mla
+        if q_conv_mla_dsp.oc_takes(geom):  # by output pixels and channels
+            return q_conv_mla_dsp.prepare_oc(x, out, params, wt, geom, tail, kp, rq, fill_rq)
+    if DSP and sw == 1:
+        variant = 3 if kw == 3 else 4  # conv_mla.DSP_VARIANT, DSP5_VARIANT
+        rows = q_conv_mla_dsp.rows_mla
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp, cn, owp, prow, variant])
     ctx = (
         x.buf,
@@ -75,9 +71,9 @@ def prepare(x, out, params, wt, geom, tail, kp, rq, fill_rq):
         params,
         g,
         wt,
-        scratch.rows("col", cn * (kn + 4)) if ws is None else ws,
+        scratch.rows("col", cn * (kn + 4)),
         scratch.rows("sx", owp),
-        scratch.rows("acc", owp * cn * (1 if ws is None else 2)),
+        scratch.rows("acc", owp * cn),
         scratch.rows("qm ctl", 32),
         scratch.rows("qm rows", prow >> 1),  # the padded row, then the row of padding
         scratch.rows("qc rq", 16),
@@ -160,8 +156,7 @@ def _conv(xobj, oobj, pobj, gobj, wobj, wsobj, sxobj, accobj, ctlobj, rowsobj, r
         wp[1] = j0
         wp[2] = m
         wp[8] = (m - 1) * g[9]
-        if g[27] < 5:  # not rows_oc's (q_conv_mla_dsp.OC_VARIANT: its weights are written at load)
-            wprep(wpobj)
+        wprep(wpobj)
         for b in range(n):
             for oy in range(oh):
                 iy0 = oy * g[10] - g[12]
