@@ -45,8 +45,10 @@ MLA = (
     "conv 1x5, 3 -> 16, 40 wide",
 )
 
-# of those, the ones the DSP extension takes by output pixels and channels (q_conv_mla_dsp.rows_oc)
+# of those, the ones the DSP extension takes by output pixels and channels (q_conv_mla_dsp.rows_oc:
+# 3 wide, stride 2 or 1 with one or at least 4 output channels)
 MLA_OC = (
+    "conv 3x3 8 -> 1 (decoder)",
     "conv 3x3 16 -> 16 (resnet)",
     "conv 3x3 s2 dilated 2 x 1, 5 -> 6, batch 2, extremes",
     "conv 3x3 16 -> 8, 14 wide (autoencoder)",
@@ -85,7 +87,7 @@ def test_fast_paths_match_the_reference_and_cpython(target):
         elif name.startswith("depthwise"):  # 3x3: padded planes and asm_thumb windows on Arm
             want = "native.q_conv_dw3x3_thumb._step_thumb" if dots != "viper" else "native.q_conv_dw_viper._step_3x3"
             want += "+dsp" if dots == "dsp" else ""
-        elif dots == "dsp" and name in MLA_OC:  # 3 wide, stride 2 or 4 and more output channels
+        elif dots == "dsp" and name in MLA_OC:
             want = "native.q_conv_mla_dsp._step_oc"
         elif dots != "viper" and name in MLA:
             want = "native.q_conv_mla_thumb._step"

@@ -327,7 +327,7 @@ def rows_dsp():
 # its 4 sums and 8 products (stride 1: 13 instructions per 12 multiply-accumulates) or 10
 # (stride 2: 15). The sums are [group of 4 pixels][channel][4] (stm r1! walks them); the end
 # writes them back as q_requant_thumb.rows reads them, [channel][pixel].
-OC_VARIANT = DSP5_VARIANT + 1
+OC_VARIANT = DSP5_VARIANT + 1  # + 2: one output channel, stride 1
 
 
 def _smla(op, rd, rn, rm, ra, note):
@@ -498,7 +498,11 @@ cmp(r5, %(s1)d)
 bne(NF1)
 b(VF1)
 label(NF1)
+cmp(r5, %(s2)d)
+bne(NF2)
 b(VF2)
+label(NF2)
+b(VF3)
 label(JNEXT)
 data(2, 0x9B04)  # ldr r3, [sp, 16]
 ldr(r0, [r3, 84])  # the next kernel row
@@ -555,19 +559,40 @@ str(r0, [r3, 64])
 ldr(r0, [r3, 96])
 sub(r0, 1)
 str(r0, [r3, 96])
-ble(DONE)
-b(ROW)
-"""
-
-_OC_DONE = """\
-label(DONE)
+bgt(NEXTROW)
 data(2, 0xB004)  # add sp, #16
 data(2, 0xE8BD, 0x0F01)  # pop {r0, r8-r11}
 mov(r0, 0)
+b(DONE)
+label(NEXTROW)
+b(ROW)
 """
+
+
+def _oc_single():
+    """One output channel, stride 1: _dsp_loop's pixel loop (the lanes carried from group to
+    group) on the channel's weight words."""
+    out = [
+        "label(VF3)",
+        "ldr(r2, [r3, 92])  # past the sums",
+        "ldr(r1, [r3, 88])",
+        "data(2, 0xE8BE, 0x0028)  # ldm lr!, {r3, r5}: (w0, w2), w1",
+        "data(2, 0xEA4F, 0x4433)  # ror r4, r3, #16: (w2, w0)",
+        "data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the weights (lr holds lanes here)",
+        "data(2, 0x9800)  # ldr r0, [sp, 0]: the row",
+        "data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: x0..x3",
+        "data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)",
+        "data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)",
+        "label(LF3)",
+    ]
+    out += _dsp_half(6, 7, 12, 14)
+    out.append("bge(XF3)")
+    out += _dsp_half(12, 14, 6, 7)
+    out += ["blt(LF3)", "label(XF3)", "data(2, 0xF8DD, 0xE00C)  # ldr lr, [sp, 12]", "b(JNEXT)"]
+    return out
 
 
 def rows_oc():
     """rows_oc's body: the rows of a band by output pixels and channels (its ctl above)."""
-    loops = _oc_loop(1, "F1") + _oc_loop(2, "F2")
-    return _OC_DRIVER % {"s1": OC_VARIANT} + "\n".join(loops) + "\n" + _OC_DONE
+    loops = _oc_loop(1, "F1") + _oc_loop(2, "F2") + _oc_single()
+    return _OC_DRIVER % {"s1": OC_VARIANT, "s2": OC_VARIANT + 1} + "\n".join(loops) + "\nlabel(DONE)\n"

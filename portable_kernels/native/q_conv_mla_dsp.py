@@ -25,11 +25,11 @@ _OC_BAND = const(2048)  # the most [channel][pixel] sums of a band of rows (8 KB
 
 def oc_takes(geom):
     """Whether rows_oc takes a convolution native/q_conv_mla_thumb.py can take (load time):
-    a 3-wide kernel, stride 2 across, or stride 1 with 4 or more output channels (fewer
-    keep rows_mla's loop, which carries the lanes from pixel to pixel), every output
+    a 3-wide kernel, stride 2 across, or stride 1 with 4 or more output channels or one
+    (its loop carries the lanes from pixel to pixel; 2 or 3 keep rows_mla's), every output
     channel in one pass."""
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
-    if kw != 3 or not (sw == 2 or (sw == 1 and opg >= 4)):
+    if kw != 3 or not (sw == 2 or (sw == 1 and (opg >= 4 or opg == 1))):
         return False
     return ((ow + 3) & ~3) * opg <= _OC_SUMS and opg * (1 + 2 * cpg * kh) <= _OC_WORDS
 
@@ -52,7 +52,7 @@ def prepare_oc(x, out, params, wt, geom, tail, kp, rq, fill_rq):
         c[i] = v
     z = zx & 0xFF
     c[14] = z | z << 8 | z << 16 | (z if z < 128 else z - 256) << 24
-    for i, v in ((17, OC_VARIANT + sw - 1), (26, sh * w), (27, sh), (28, dh), (29, 4 * ow)):
+    for i, v in ((17, OC_VARIANT + (2 if opg == 1 and sw == 1 else sw - 1)), (26, sh * w), (27, sh), (28, dh), (29, 4 * ow)):
         c[i] = v
     rqa = array("i", bytearray(4 * 16))
     fill_rq(rqa, opg, ow, oh * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
@@ -592,7 +592,11 @@ def rows_oc(r0):
     bne(NF1)
     b(VF1)
     label(NF1)
+    cmp(r5, 6)
+    bne(NF2)
     b(VF2)
+    label(NF2)
+    b(VF3)
     label(JNEXT)
     data(2, 0x9B04)  # ldr r3, [sp, 16]
     ldr(r0, [r3, 84])  # the next kernel row
@@ -649,7 +653,12 @@ def rows_oc(r0):
     ldr(r0, [r3, 96])
     sub(r0, 1)
     str(r0, [r3, 96])
-    ble(DONE)
+    bgt(NEXTROW)
+    data(2, 0xB004)  # add sp, #16
+    data(2, 0xE8BD, 0x0F01)  # pop {r0, r8-r11}
+    mov(r0, 0)
+    b(DONE)
+    label(NEXTROW)
     b(ROW)
     label(VF1)
     data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the block's weights (lr holds lanes here)
@@ -730,10 +739,55 @@ def rows_oc(r0):
     blt(GF2)
     mov(lr, r2)
     b(JNEXT)
+    label(VF3)
+    ldr(r2, [r3, 92])  # past the sums
+    ldr(r1, [r3, 88])
+    data(2, 0xE8BE, 0x0028)  # ldm lr!, {r3, r5}: (w0, w2), w1
+    data(2, 0xEA4F, 0x4433)  # ror r4, r3, #16: (w2, w0)
+    data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the weights (lr holds lanes here)
+    data(2, 0x9800)  # ldr r0, [sp, 0]: the row
+    data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: x0..x3
+    data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)
+    data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)
+    label(LF3)
+    data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums
+    data(2, 0xF850, 0xCB04)  # ldr r12, [r0], #4: the next 4 bytes
+    data(2, 0xFA2F, 0xFE9C)  # sxtb16 lr, r12, ror #8: (x5, x7)
+    data(2, 0xFA2F, 0xFC8C)  # sxtb16 r12, r12: (x4, x6)
+    data(2, 0xFB26, 0x8803)  # smlad r8, r6, r3, r8: x0 w0 + x2 w2
+    data(2, 0xFB17, 0x8805)  # smlabb r8, r7, r5, r8: + x1 w1
+    data(2, 0xFB27, 0x9903)  # smlad r9, r7, r3, r9: x1 w0 + x3 w2
+    data(2, 0xFB16, 0x9925)  # smlatb r9, r6, r5, r9: + x2 w1
+    data(2, 0xEACC, 0x0606)  # pkhbt r6, r12, r6: (x4, x2)
+    data(2, 0xFB26, 0xAA04)  # smlad r10, r6, r4, r10: x4 w2 + x2 w0
+    data(2, 0xFB17, 0xAA25)  # smlatb r10, r7, r5, r10: + x3 w1
+    data(2, 0xEACE, 0x0707)  # pkhbt r7, lr, r7: (x5, x3)
+    data(2, 0xFB27, 0xBB04)  # smlad r11, r7, r4, r11: x5 w2 + x3 w0
+    data(2, 0xFB1C, 0xBB05)  # smlabb r11, r12, r5, r11: + x4 w1
+    data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11
+    cmp(r1, r2)
+    bge(XF3)
+    data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums
+    data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: the next 4 bytes
+    data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x5, x7)
+    data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x4, x6)
+    data(2, 0xFB2C, 0x8803)  # smlad r8, r12, r3, r8: x0 w0 + x2 w2
+    data(2, 0xFB1E, 0x8805)  # smlabb r8, lr, r5, r8: + x1 w1
+    data(2, 0xFB2E, 0x9903)  # smlad r9, lr, r3, r9: x1 w0 + x3 w2
+    data(2, 0xFB1C, 0x9925)  # smlatb r9, r12, r5, r9: + x2 w1
+    data(2, 0xEAC6, 0x0C0C)  # pkhbt r12, r6, r12: (x4, x2)
+    data(2, 0xFB2C, 0xAA04)  # smlad r10, r12, r4, r10: x4 w2 + x2 w0
+    data(2, 0xFB1E, 0xAA25)  # smlatb r10, lr, r5, r10: + x3 w1
+    data(2, 0xEAC7, 0x0E0E)  # pkhbt lr, r7, lr: (x5, x3)
+    data(2, 0xFB2E, 0xBB04)  # smlad r11, lr, r4, r11: x5 w2 + x3 w0
+    data(2, 0xFB16, 0xBB05)  # smlabb r11, r6, r5, r11: + x4 w1
+    data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11
+    cmp(r1, r2)
+    blt(LF3)
+    label(XF3)
+    data(2, 0xF8DD, 0xE00C)  # ldr lr, [sp, 12]
+    b(JNEXT)
     label(DONE)
-    data(2, 0xB004)  # add sp, #16
-    data(2, 0xE8BD, 0x0F01)  # pop {r0, r8-r11}
-    mov(r0, 0)
     # end block conv_oc_rows_dsp
 
 
