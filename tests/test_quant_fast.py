@@ -32,9 +32,9 @@ DIRECT = ("conv 3x3 8 -> 1 (decoder)", "conv 3x3 s2 4 -> 4 grouped 2", "conv 3x3
 # native/q_conv_mla_dsp.rows_oc) and those with at most 8 output or 4 input channels
 MLA = (
     "conv 3x3 16 -> 16 (resnet)",
-    "conv 3x3 s2 dilated 2 x 1, 5 -> 6, batch 2, extremes",
+    "conv 3x3 s2 dilated 2 x 1, 5 -> 7, batch 2, extremes",
     "conv 3x3 16 -> 8, 14 wide (autoencoder)",
-    "conv 3x3 3 -> 32, bands",
+    "conv 3x3 3 -> 31, bands",
     "conv 3x3 s2 (first layer)",
     "conv 1x3 130 wide, 21 channels",
     "conv 3x3 8 -> 1 (decoder)",
@@ -50,9 +50,9 @@ MLA = (
 MLA_OC = (
     "conv 3x3 8 -> 1 (decoder)",
     "conv 3x3 16 -> 16 (resnet)",
-    "conv 3x3 s2 dilated 2 x 1, 5 -> 6, batch 2, extremes",
+    "conv 3x3 s2 dilated 2 x 1, 5 -> 7, batch 2, extremes",
     "conv 3x3 16 -> 8, 14 wide (autoencoder)",
-    "conv 3x3 3 -> 32, bands",
+    "conv 3x3 3 -> 31, bands",
     "conv 3x3 s2 (first layer)",
     "conv 3x3 s2 1 -> 8 (first layer)",
 )

@@ -2,6 +2,8 @@
 native/q_conv_mla_thumb.py (MLA loops: every Thumb-2 port) and native/q_conv_mla_dsp.py (the
 same, plus a 3-wide stride-1 loop on the DSP extension). blocks.py writes it into both
 (blocks conv_mla_rows and conv_mla_rows_dsp); the driver and the loops have this one source.
+It also writes rows_oc (block conv_oc_rows_dsp, native/q_conv_mla_dsp.py: by output pixels and
+channels, below), reusing the DSP loop's pixel pairs.
 
 The driver: the sums of every channel of the pass start at its 128 * sum(w); then for each
 input channel and kernel row, the input row is copied into the padded row (or the row of
@@ -327,7 +329,8 @@ def rows_dsp():
 # its 4 sums and 8 products (stride 1: 13 instructions per 12 multiply-accumulates) or 10
 # (stride 2: 15). The sums are [group of 4 pixels][channel][4] (stm r1! walks them); the end
 # writes them back as q_requant_thumb.rows reads them, [channel][pixel].
-OC_VARIANT = DSP5_VARIANT + 1  # + 2: one output channel, stride 1
+# + 2: one output channel, stride 1; + 3, + 4: stride 1, 2 with channels in pairs
+OC_VARIANT = DSP5_VARIANT + 1
 
 
 def _smla(op, rd, rn, rm, ra, note):
@@ -394,7 +397,33 @@ def _oc_products(sw):
     ]
 
 
-def _oc_loop(sw, name):
+def _oc_tail():
+    """The last 2 pixels of a row at stride 1 (ow 4k + 1 or 4k + 2): LDRD / STRD of 2 sums."""
+    return [
+        "ldr(r0, [r3, 92])",
+        "cmp(r1, r0)",
+        "bge(XT)",
+        "data(2, 0x9800)  # ldr r0, [sp, 0]: the row",
+        "data(2, 0x6806)  # ldr r6, [r0, 0]: x0..x3",
+        "data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)",
+        "data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)",
+        "data(2, 0x9803)  # ldr r0, [sp, 12]: the block's weights",
+        "label(TT)",
+        "data(2, 0xC818)  # ldm r0!, {r3, r4}: (w0, w2), w1",
+        "data(2, 0xE9D1, 0x8900)  # ldrd r8, r9, [r1]: 2 sums",
+        _smla("smlad", 8, 6, 3, 8, "x0 w0 + x2 w2"),
+        _smla("smlabb", 8, 7, 4, 8, "+ x1 w1"),
+        _smla("smlad", 9, 7, 3, 9, "x1 w0 + x3 w2"),
+        _smla("smlatb", 9, 6, 4, 9, "+ x2 w1"),
+        "data(2, 0xE8E1, 0x8904)  # strd r8, r9, [r1], #16",
+        "cmp(r0, r2)",
+        "blt(TT)",
+        "label(XT)",
+    ]
+
+
+def _oc_loop(sw, pairs, name):
+    """The loop of OC_VARIANT + sw - 1 (+ 2 with pairs: channels two at a time, an even count)."""
     out = [
         "label(V%s)" % name,
         "data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the block's weights (lr holds lanes here)",
@@ -406,20 +435,22 @@ def _oc_loop(sw, name):
         "label(G%s)" % name,
     ]
     out += _oc_group(sw)
-    out += ["label(F%s)" % name, "data(2, 0xC818)  # ldm r0!, {r3, r4}: (w0, w2), w1", "data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums"]
-    out += _oc_products(sw)
+    out.append("label(F%s)" % name)
+    for _ in range(2 if pairs else 1):
+        out += ["data(2, 0xC818)  # ldm r0!, {r3, r4}: (w0, w2), w1", "data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums"]
+        out += _oc_products(sw)
+        out.append("data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11")
     out += [
-        "data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11",
         "cmp(r0, r2)",
         "blt(F%s)" % name,
         "data(2, 0x9B04)  # ldr r3, [sp, 16]",
-        "ldr(r0, [r3, 92])",
+        "ldr(r0, [r3, 120])  # past the groups of 4 pixels",
         "cmp(r1, r0)",
         "blt(G%s)" % name,
-        "mov(lr, r2)",
-        "b(JNEXT)",
     ]
-    return out
+    if sw == 1 and pairs:
+        out += [line.replace("(TT)", "(T%s)" % name).replace("(XT)", "(X%s)" % name) for line in _oc_tail()]
+    return out + ["mov(lr, r2)", "b(JNEXT)"]
 
 
 # rows_oc: the rows of a band, each as rows_mla's driver does it (copy each input row of the
@@ -435,7 +466,8 @@ def _oc_loop(sw, name):
 # the loop, [18] 72 right after the copied row, [19..21] 76.. scratch (channels left, input
 # row, its address), [22] 88 [23] 92 the loops' sums and their end, [24] 96 rows left,
 # [25] 100 kernel rows left, [26] 104 bytes between output rows' windows, [27] 108 stride
-# down, [28] 112 dilation down, [29] 116 bytes between rows of sums.
+# down, [28] 112 dilation down, [29] 116 bytes between rows of sums, [30] 120 the end of
+# the loops' sums of whole groups of 4 pixels (a row's last 2 pixels: _oc_tail).
 _OC_DRIVER = """\
 data(2, 0xE92D, 0x0F01)  # push {r0, r8-r11}
 data(2, 0xB084)  # sub sp, #16
@@ -494,6 +526,18 @@ ldr(r0, [r3, 36])
 label(ROWSRC)
 data(2, 0x9000)  # str r0, [sp, 0]: the row the loops read
 ldr(r5, [r3, 68])  # the loop
+cmp(r5, %(one)d)
+bne(NF3)
+b(VF3)
+label(NF3)
+cmp(r5, %(p1)d)
+bne(NP1)
+b(VP1)
+label(NP1)
+cmp(r5, %(p2)d)
+bne(NP2)
+b(VP2)
+label(NP2)
 cmp(r5, %(s1)d)
 bne(NF1)
 b(VF1)
@@ -502,7 +546,7 @@ cmp(r5, %(s2)d)
 bne(NF2)
 b(VF2)
 label(NF2)
-b(VF3)
+b(JNEXT)
 label(JNEXT)
 data(2, 0x9B04)  # ldr r3, [sp, 16]
 ldr(r0, [r3, 84])  # the next kernel row
@@ -594,5 +638,9 @@ def _oc_single():
 
 def rows_oc():
     """rows_oc's body: the rows of a band by output pixels and channels (its ctl above)."""
-    loops = _oc_loop(1, "F1") + _oc_loop(2, "F2") + _oc_single()
-    return _OC_DRIVER % {"s1": OC_VARIANT, "s2": OC_VARIANT + 1} + "\n".join(loops) + "\nlabel(DONE)\n"
+    loops = _oc_loop(1, True, "P1") + _oc_loop(2, True, "P2") + _oc_loop(1, False, "F1") + _oc_loop(2, False, "F2") + _oc_single()
+    return (
+        _OC_DRIVER % {"s1": OC_VARIANT, "s2": OC_VARIANT + 1, "one": OC_VARIANT + 2, "p1": OC_VARIANT + 3, "p2": OC_VARIANT + 4}
+        + "\n".join(loops)
+        + "\nlabel(DONE)\n"
+    )

@@ -3,6 +3,12 @@
 SMLAD / SMLABB / SMLATB, 17 instructions per 12 multiply-accumulates instead of MLA's 23
 (host_tools/codegen/conv_mla.py writes both kernels). A module of its own: native code is
 copied to RAM at import, and ports without DSP import only q_conv_mla_thumb's.
+
+rows_oc goes by output pixels and channels (3-wide kernels, stride 1 or 2 across: oc_takes):
+the lanes of 4 pixels serve every output channel, whose two weight words (oc_weights, written
+at load) and 4 sums are one LDM each: 13 instructions per 12 multiply-accumulates at stride 1
+(ARCHITECTURE.md). prepare_oc writes its control words at load; each run gives it a band of
+output rows per call and q_requant_thumb.rows the band's sums. Nothing allocates at run time.
 """
 
 # ruff: noqa: F821 (assembler mnemonics, registers and labels)
@@ -48,18 +54,25 @@ def prepare_oc(x, out, params, wt, geom, tail, kp, rq, fill_rq):
         prow = (need + 4 + 3) & ~3
     zx = tail[0] - 128
     c = array("i", bytearray(4 * 32))
-    for i, v in ((1, h), (2, cpg), (3, kh), (4, dh * w), (5, h * w - kh * dh * w), (6, (w + 3) & ~3), (12, opg), (13, cs)):
-        c[i] = v
+    loop = OC_VARIANT + sw - 1  # host_tools/codegen/conv_mla.OC_VARIANT and the next four
+    if opg == 1 and sw == 1:
+        loop = OC_VARIANT + 2
+    elif opg & 1 == 0:
+        loop += 3
+    whole = owp >> 2  # groups of 4 pixels; at stride 1 with channel pairs, the last 2 pixels on their own
+    if loop == OC_VARIANT + 3 and ow > 4 and 1 <= ow & 3 <= 2:
+        whole = ow >> 2
     z = zx & 0xFF
-    c[14] = z | z << 8 | z << 16 | (z if z < 128 else z - 256) << 24
-    for i, v in ((17, OC_VARIANT + (2 if opg == 1 and sw == 1 else sw - 1)), (26, sh * w), (27, sh), (28, dh), (29, 4 * ow)):
+    words = ((1, h), (2, cpg), (3, kh), (4, dh * w), (5, h * w - kh * dh * w), (6, (w + 3) & ~3), (12, opg), (13, cs))
+    words += ((14, z | z << 8 | z << 16 | (z if z < 128 else z - 256) << 24), (17, loop))
+    for i, v in words + ((26, sh * w), (27, sh), (28, dh), (29, 4 * ow)):
         c[i] = v
     rqa = array("i", bytearray(4 * 16))
     fill_rq(rqa, opg, ow, oh * ow, tail[1] - 128, tail[2] - 128, tail[3] - 128)
     rqa[0] = 4
     rqa[15] = cs
     rqa[4] = opg
-    g = array("i", [x.offset, out.offset, n, band, ow, oh, opg, cpg, h, w, sh, ph, pw, prow, zx, owp])
+    g = array("i", [x.offset, out.offset, n, band, ow, oh, opg, cpg, h, w, sh, ph, pw, prow, zx, owp, whole])
     ctx = (
         x.buf,
         out.buf,
@@ -112,6 +125,7 @@ def _conv_oc(xobj, oobj, pobj, gobj, wsobj, cobj, rqobj, rq, sxobj, accobj, rows
     acc = int(ptr8(accobj))
     c[22] = acc + opg * c[13]
     c[23] = c[22] + 4 * opg * g[15]
+    c[30] = c[22] + 16 * opg * g[16]
     rc[5] = int(ptr8(pobj))
     xa = int(ptr8(xobj)) + g[0]
     for b in range(n):
@@ -588,6 +602,18 @@ def rows_oc(r0):
     label(ROWSRC)
     data(2, 0x9000)  # str r0, [sp, 0]: the row the loops read
     ldr(r5, [r3, 68])  # the loop
+    cmp(r5, 7)
+    bne(NF3)
+    b(VF3)
+    label(NF3)
+    cmp(r5, 8)
+    bne(NP1)
+    b(VP1)
+    label(NP1)
+    cmp(r5, 9)
+    bne(NP2)
+    b(VP2)
+    label(NP2)
     cmp(r5, 5)
     bne(NF1)
     b(VF1)
@@ -596,7 +622,7 @@ def rows_oc(r0):
     bne(NF2)
     b(VF2)
     label(NF2)
-    b(VF3)
+    b(JNEXT)
     label(JNEXT)
     data(2, 0x9B04)  # ldr r3, [sp, 16]
     ldr(r0, [r3, 84])  # the next kernel row
@@ -660,6 +686,128 @@ def rows_oc(r0):
     b(DONE)
     label(NEXTROW)
     b(ROW)
+    label(VP1)
+    data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the block's weights (lr holds lanes here)
+    ldr(r1, [r3, 48])
+    lsl(r1, r1, 3)
+    mov(r2, lr)
+    add(r2, r2, r1)  # past the block's weights
+    ldr(r1, [r3, 88])  # the first group's sums
+    label(GP1)
+    data(2, 0x9800)  # ldr r0, [sp, 0]: the row
+    data(2, 0xF8D0, 0xC004)  # ldr r12, [r0, 4]: x4..x7
+    data(2, 0xF850, 0x6B04)  # ldr r6, [r0], #4: x0..x3
+    data(2, 0x9000)  # str r0, [sp, 0]
+    data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)
+    data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)
+    data(2, 0xFA2F, 0xFE9C)  # sxtb16 lr, r12, ror #8: (x5, x7)
+    data(2, 0xFA2F, 0xFC8C)  # sxtb16 r12, r12: (x4, x6)
+    data(2, 0xEACC, 0x0C06)  # pkhbt r12, r12, r6: (x4, x2)
+    data(2, 0xEACE, 0x0E07)  # pkhbt lr, lr, r7: (x5, x3)
+    data(2, 0x9803)  # ldr r0, [sp, 12]: the block's weights
+    label(FP1)
+    data(2, 0xC818)  # ldm r0!, {r3, r4}: (w0, w2), w1
+    data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums
+    data(2, 0xFB26, 0x8803)  # smlad r8, r6, r3, r8: x0 w0 + x2 w2
+    data(2, 0xFB17, 0x8804)  # smlabb r8, r7, r4, r8: + x1 w1
+    data(2, 0xFB27, 0x9903)  # smlad r9, r7, r3, r9: x1 w0 + x3 w2
+    data(2, 0xFB16, 0x9924)  # smlatb r9, r6, r4, r9: + x2 w1
+    data(2, 0xFB2C, 0xAA13)  # smladx r10, r12, r3, r10: x4 w2 + x2 w0
+    data(2, 0xFB17, 0xAA24)  # smlatb r10, r7, r4, r10: + x3 w1
+    data(2, 0xFB2E, 0xBB13)  # smladx r11, lr, r3, r11: x5 w2 + x3 w0
+    data(2, 0xFB1C, 0xBB04)  # smlabb r11, r12, r4, r11: + x4 w1
+    data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11
+    data(2, 0xC818)  # ldm r0!, {r3, r4}: (w0, w2), w1
+    data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums
+    data(2, 0xFB26, 0x8803)  # smlad r8, r6, r3, r8: x0 w0 + x2 w2
+    data(2, 0xFB17, 0x8804)  # smlabb r8, r7, r4, r8: + x1 w1
+    data(2, 0xFB27, 0x9903)  # smlad r9, r7, r3, r9: x1 w0 + x3 w2
+    data(2, 0xFB16, 0x9924)  # smlatb r9, r6, r4, r9: + x2 w1
+    data(2, 0xFB2C, 0xAA13)  # smladx r10, r12, r3, r10: x4 w2 + x2 w0
+    data(2, 0xFB17, 0xAA24)  # smlatb r10, r7, r4, r10: + x3 w1
+    data(2, 0xFB2E, 0xBB13)  # smladx r11, lr, r3, r11: x5 w2 + x3 w0
+    data(2, 0xFB1C, 0xBB04)  # smlabb r11, r12, r4, r11: + x4 w1
+    data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11
+    cmp(r0, r2)
+    blt(FP1)
+    data(2, 0x9B04)  # ldr r3, [sp, 16]
+    ldr(r0, [r3, 120])  # past the groups of 4 pixels
+    cmp(r1, r0)
+    blt(GP1)
+    ldr(r0, [r3, 92])
+    cmp(r1, r0)
+    bge(XP1)
+    data(2, 0x9800)  # ldr r0, [sp, 0]: the row
+    data(2, 0x6806)  # ldr r6, [r0, 0]: x0..x3
+    data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)
+    data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)
+    data(2, 0x9803)  # ldr r0, [sp, 12]: the block's weights
+    label(TP1)
+    data(2, 0xC818)  # ldm r0!, {r3, r4}: (w0, w2), w1
+    data(2, 0xE9D1, 0x8900)  # ldrd r8, r9, [r1]: 2 sums
+    data(2, 0xFB26, 0x8803)  # smlad r8, r6, r3, r8: x0 w0 + x2 w2
+    data(2, 0xFB17, 0x8804)  # smlabb r8, r7, r4, r8: + x1 w1
+    data(2, 0xFB27, 0x9903)  # smlad r9, r7, r3, r9: x1 w0 + x3 w2
+    data(2, 0xFB16, 0x9924)  # smlatb r9, r6, r4, r9: + x2 w1
+    data(2, 0xE8E1, 0x8904)  # strd r8, r9, [r1], #16
+    cmp(r0, r2)
+    blt(TP1)
+    label(XP1)
+    mov(lr, r2)
+    b(JNEXT)
+    label(VP2)
+    data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the block's weights (lr holds lanes here)
+    ldr(r1, [r3, 48])
+    lsl(r1, r1, 3)
+    mov(r2, lr)
+    add(r2, r2, r1)  # past the block's weights
+    ldr(r1, [r3, 88])  # the first group's sums
+    label(GP2)
+    data(2, 0x9800)  # ldr r0, [sp, 0]: the row
+    data(2, 0xF8D0, 0xC004)  # ldr r12, [r0, 4]: x4..x7
+    data(2, 0xF990, 0x5008)  # ldrsb r5, [r0, 8]: x8
+    data(2, 0xF850, 0x6B08)  # ldr r6, [r0], #8: x0..x3
+    data(2, 0x9000)  # str r0, [sp, 0]
+    data(2, 0xFA2F, 0xF796)  # sxtb16 r7, r6, ror #8: (x1, x3)
+    data(2, 0xFA2F, 0xF686)  # sxtb16 r6, r6: (x0, x2)
+    data(2, 0xFA2F, 0xFE9C)  # sxtb16 lr, r12, ror #8: (x5, x7)
+    data(2, 0xFA2F, 0xFC8C)  # sxtb16 r12, r12: (x4, x6)
+    data(2, 0x9803)  # ldr r0, [sp, 12]: the block's weights
+    label(FP2)
+    data(2, 0xC818)  # ldm r0!, {r3, r4}: (w0, w2), w1
+    data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums
+    data(2, 0xFB26, 0x8803)  # smlad r8, r6, r3, r8: x0 w0 + x2 w2
+    data(2, 0xFB17, 0x8804)  # smlabb r8, r7, r4, r8: + x1 w1
+    data(2, 0xFB16, 0x9923)  # smlatb r9, r6, r3, r9: x2 w0
+    data(2, 0xFB17, 0x9924)  # smlatb r9, r7, r4, r9: + x3 w1
+    data(2, 0xFB1C, 0x9913)  # smlabt r9, r12, r3, r9: + x4 w2
+    data(2, 0xFB2C, 0xAA03)  # smlad r10, r12, r3, r10: x4 w0 + x6 w2
+    data(2, 0xFB1E, 0xAA04)  # smlabb r10, lr, r4, r10: + x5 w1
+    data(2, 0xFB1C, 0xBB23)  # smlatb r11, r12, r3, r11: x6 w0
+    data(2, 0xFB1E, 0xBB24)  # smlatb r11, lr, r4, r11: + x7 w1
+    data(2, 0xFB15, 0xBB13)  # smlabt r11, r5, r3, r11: + x8 w2
+    data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11
+    data(2, 0xC818)  # ldm r0!, {r3, r4}: (w0, w2), w1
+    data(2, 0xE891, 0x0F00)  # ldm r1, r8-r11: 4 sums
+    data(2, 0xFB26, 0x8803)  # smlad r8, r6, r3, r8: x0 w0 + x2 w2
+    data(2, 0xFB17, 0x8804)  # smlabb r8, r7, r4, r8: + x1 w1
+    data(2, 0xFB16, 0x9923)  # smlatb r9, r6, r3, r9: x2 w0
+    data(2, 0xFB17, 0x9924)  # smlatb r9, r7, r4, r9: + x3 w1
+    data(2, 0xFB1C, 0x9913)  # smlabt r9, r12, r3, r9: + x4 w2
+    data(2, 0xFB2C, 0xAA03)  # smlad r10, r12, r3, r10: x4 w0 + x6 w2
+    data(2, 0xFB1E, 0xAA04)  # smlabb r10, lr, r4, r10: + x5 w1
+    data(2, 0xFB1C, 0xBB23)  # smlatb r11, r12, r3, r11: x6 w0
+    data(2, 0xFB1E, 0xBB24)  # smlatb r11, lr, r4, r11: + x7 w1
+    data(2, 0xFB15, 0xBB13)  # smlabt r11, r5, r3, r11: + x8 w2
+    data(2, 0xE8A1, 0x0F00)  # stm r1!, r8-r11
+    cmp(r0, r2)
+    blt(FP2)
+    data(2, 0x9B04)  # ldr r3, [sp, 16]
+    ldr(r0, [r3, 120])  # past the groups of 4 pixels
+    cmp(r1, r0)
+    blt(GP2)
+    mov(lr, r2)
+    b(JNEXT)
     label(VF1)
     data(2, 0xF8CD, 0xE00C)  # str lr, [sp, 12]: the block's weights (lr holds lanes here)
     ldr(r1, [r3, 48])
@@ -694,7 +842,7 @@ def rows_oc(r0):
     cmp(r0, r2)
     blt(FF1)
     data(2, 0x9B04)  # ldr r3, [sp, 16]
-    ldr(r0, [r3, 92])
+    ldr(r0, [r3, 120])  # past the groups of 4 pixels
     cmp(r1, r0)
     blt(GF1)
     mov(lr, r2)
@@ -734,7 +882,7 @@ def rows_oc(r0):
     cmp(r0, r2)
     blt(FF2)
     data(2, 0x9B04)  # ldr r3, [sp, 16]
-    ldr(r0, [r3, 92])
+    ldr(r0, [r3, 120])  # past the groups of 4 pixels
     cmp(r1, r0)
     blt(GF2)
     mov(lr, r2)

@@ -117,11 +117,12 @@ LAYERS = [
     ("conv 3x3 rows dilated 2, 6 -> 3", (1, 6, 9, 10), (3, 6, 3, 3), (1, 1), (2, 1), (2, 1), 1),
     ("conv 1x5, 3 -> 16, 40 wide", (1, 3, 1, 40), (16, 3, 1, 5), (1, 1), (0, 2), (1, 1), 1),
     # on the DSP extension by output pixels and channels (q_conv_mla_dsp.rows_oc): stride 2
-    # across, rows dilated, batch 2; stride 1 on rows of 14 (3.5 groups of 4 pixels)
-    ("conv 3x3 s2 dilated 2 x 1, 5 -> 6, batch 2, extremes", (2, 5, 13, 11), (6, 5, 3, 3), (2, 2), (1, 1), (2, 1), 1),
+    # across, rows dilated, batch 2, an odd channel count; stride 1 on rows of 14 (3 groups of 4
+    # pixels and the last 2 on their own)
+    ("conv 3x3 s2 dilated 2 x 1, 5 -> 7, batch 2, extremes", (2, 5, 13, 11), (7, 5, 3, 3), (2, 2), (1, 1), (2, 1), 1),
     ("conv 3x3 16 -> 8, 14 wide (autoencoder)", (1, 16, 6, 14), (8, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
-    # 12 x 12 x 32 sums: bands of 5, 5 and 2 rows (each band's sums at once: at most 2,048)
-    ("conv 3x3 3 -> 32, bands", (1, 3, 12, 12), (32, 3, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    # 12 x 12 x 31 sums: bands of 5, 5 and 2 rows (each band's sums at once: at most 2,048)
+    ("conv 3x3 3 -> 31, bands", (1, 3, 12, 12), (31, 3, 3, 3), (1, 1), (1, 1), (1, 1), 1),
 ]
 
 FALLBACK_DW = ("depthwise 3x3", "depthwise 3x3 s2")
