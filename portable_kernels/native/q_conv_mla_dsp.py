@@ -4,10 +4,10 @@ SMLAD / SMLABB / SMLATB, 17 instructions per 12 multiply-accumulates instead of 
 (host_tools/codegen/conv_mla.py writes both kernels). A module of its own: native code is
 copied to RAM at import, and ports without DSP import only q_conv_mla_thumb's.
 
-rows_oc goes by output pixels and channels (3-wide kernels, stride 1 or 2 across: oc_takes):
+rows_oc goes by output pixels and channels (3-wide kernels, stride 1 or 2 across: takes):
 the lanes of 4 pixels serve every output channel, whose two weight words (oc_weights, written
 at load) and 4 sums are one LDM each: 13 instructions per 12 multiply-accumulates at stride 1
-(ARCHITECTURE.md). prepare_oc writes its control words at load; each run gives it a band of
+(ARCHITECTURE.md). prepare writes its control words at load; each run gives it a band of
 output rows per call and q_requant_thumb.rows the band's sums. Nothing allocates at run time.
 """
 
@@ -29,21 +29,24 @@ _OC_WORDS = const(4096)  # the most weight words a convolution keeps (16 KB)
 _OC_BAND = const(2048)  # the most [channel][pixel] sums of a band of rows (8 KB)
 
 
-def oc_takes(geom):
-    """Whether rows_oc takes a convolution native/q_conv_mla_thumb.py can take (load time):
-    a 3-wide kernel, stride 2 across, or stride 1 with 4 or more output channels or one
-    (its loop carries the lanes from pixel to pixel; 2 or 3 keep rows_mla's), every output
-    channel in one pass."""
+def takes(geom):
+    """Whether rows_oc takes a convolution (load time): one group, a 3-wide kernel, no
+    dilation across, at most 4 padding columns and 30 kernel rows (rows_mla's driver), stride
+    2 across, or stride 1 with 4 or more output channels or one (its loop carries the lanes
+    from pixel to pixel; 2 or 3 keep rows_mla's), every output channel in one pass."""
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
-    if kw != 3 or not (sw == 2 or (sw == 1 and (opg >= 4 or opg == 1))):
+    if groups != 1 or kw != 3 or dw != 1 or pw > 4 or kh > 30 or not (sw == 2 or (sw == 1 and (opg >= 4 or opg == 1))):
         return False
     return ((ow + 3) & ~3) * opg <= _OC_SUMS and opg * (1 + 2 * cpg * kh) <= _OC_WORDS
 
 
-def prepare_oc(x, out, params, wt, geom, tail, kp, rq, fill_rq):
-    """(step, ctx) of a convolution oc_takes took (load time): rows_oc's control words and the
-    requantization's, but for the scratch's addresses, are written here; each run gives
-    rows_oc a band of output rows at a time, then q_requant_thumb.rows the band."""
+def prepare(x, out, params, wt, geom, tail, kp, rq, fill_rq):
+    """(step, ctx) of a convolution rows_oc takes, None for any other (load time; called by
+    native/q_conv_viper.prepare): rows_oc's control words and the requantization's, but for
+    the scratch's addresses, are written here; each run gives rows_oc a band of output rows at
+    a time, then q_requant_thumb.rows (rq) the band."""
+    if not takes(geom):
+        return None
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     owp = (ow + 3) & ~3
     band = max(1, min(oh, (_OC_BAND // opg - 4) // ow))

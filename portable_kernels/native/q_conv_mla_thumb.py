@@ -56,12 +56,9 @@ def prepare(x, out, params, wt, geom, tail, kp, rq, fill_rq):
         prow = (need + 4 + 3) & ~3
     variant = (0 if kw == 3 else 2) + (0 if sw == 1 else 1)  # host_tools/codegen/conv_mla.VARIANTS
     rows = rows_mla
-    if DSP:
+    if DSP and sw == 1:
         from portable_kernels.native import q_conv_mla_dsp
 
-        if q_conv_mla_dsp.oc_takes(geom):  # by output pixels and channels
-            return q_conv_mla_dsp.prepare_oc(x, out, params, wt, geom, tail, kp, rq, fill_rq)
-    if DSP and sw == 1:
         variant = 3 if kw == 3 else 4  # conv_mla.DSP_VARIANT, DSP5_VARIANT
         rows = q_conv_mla_dsp.rows_mla
     g = array("i", [x.offset, out.offset] + list(geom) + tail + [kn, kp, cn, owp, prow, variant])
