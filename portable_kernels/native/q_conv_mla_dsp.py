@@ -154,26 +154,37 @@ def oc_weights(wt, geom, kp):
     128 * sum(w), then for each input channel, kernel row and output channel the halfwords
     (w0, w2) and the word w1 (signed). wt: the packed weights (uint8 w + 128, channel
     pairs interleaved 4 bytes at a time: host_tools/quantize/pack.py)."""
-    opg, cpg, kh = geom[2], geom[3], geom[6]
-    out = array("i", bytearray(4 * opg * (1 + 2 * cpg * kh)))
-    pairs = opg & ~1
-    for ch in range(opg):
-        s = 0
-        for r in range(cpg * kh):
-            v = []
-            for kx in range(3):
-                k = r * 3 + kx
-                if ch < pairs:
-                    a = (ch & ~1) * kp + (ch & 1) * 4 + (k >> 2) * 8 + (k & 3)
-                else:
-                    a = ch * kp + k
-                v.append(wt[a] - 128)
-            s += v[0] + v[1] + v[2]
-            i = opg + 2 * (r * opg + ch)
-            out[i] = (v[0] & 0xFFFF) | (v[2] << 16)
-            out[i + 1] = v[1]
-        out[ch] = 128 * s
+    opg, rows = geom[2], geom[3] * geom[6]
+    out = array("i", bytearray(4 * opg * (1 + 2 * rows)))
+    _pack(wt, out, opg, rows, kp)
     return out
+
+
+@micropython.viper
+def _pack(wobj, oobj, opg: int, rows: int, kp: int):
+    # oc_weights' words from the packed bytes: weight k of a channel at base + k, or in a pair
+    # at base + k + 4 * (k >> 2) (4 bytes of each channel at a time)
+    w = ptr8(wobj)
+    o = ptr32(oobj)
+    for ch in range(opg):
+        base = ch * kp
+        gap = 0
+        if ch < (opg & ~1):
+            base = (ch & ~1) * kp + (ch & 1) * 4
+            gap = 4
+        s = 0
+        for r in range(rows):
+            k = 3 * r
+            v0 = int(w[base + k + gap * (k >> 2)]) - 128
+            k += 1
+            v1 = int(w[base + k + gap * (k >> 2)]) - 128
+            k += 1
+            v2 = int(w[base + k + gap * (k >> 2)]) - 128
+            s += v0 + v1 + v2
+            i = opg + 2 * (r * opg + ch)
+            o[i] = (v0 & 0xFFFF) | (v2 << 16)
+            o[i + 1] = v1
+        o[ch] = 128 * s
 
 
 @micropython.asm_thumb
