@@ -39,7 +39,31 @@ DSP_VARIANT = len(VARIANTS)
 DSP5_VARIANT = DSP_VARIANT + 1  # the DSP loop of a 5-wide kernel, stride 1
 PIXELS = 4
 
-_HEAD = """\
+# a kernel row's input row copied into the padded row, or the row of padding taken
+_COPY = """\
+ldr(r0, [r3, 84])  # copy the input row into the padded row, 4 bytes at a time
+ldr(r1, [r3, 28])
+ldr(r2, [r3, 24])
+add(r2, r2, r1)
+label(CP)
+data(2, 0xF850, 0x4B04)  # ldr r4, [r0], #4
+data(2, 0xF841, 0x4B04)  # str r4, [r1], #4
+cmp(r1, r2)
+blt(CP)
+ldr(r1, [r3, 72])  # the right padding again (the copy wrote up to 3 bytes of it)
+ldr(r4, [r3, 56])
+str(r4, [r1, 0])
+str(r4, [r1, 4])
+ldr(r0, [r3, 32])
+b(ROWSRC)
+label(OUTSIDE)
+ldr(r0, [r3, 36])
+label(ROWSRC)
+data(2, 0x9000)  # str r0, [sp, 0]: the row the loops read
+"""
+
+_HEAD = (
+    """\
 data(2, 0xE92D, 0x0F01)  # push {r0, r8-r11}
 data(2, 0xB084)  # sub sp, #16
 mov(r3, r0)
@@ -80,28 +104,13 @@ lsr(r0, r1)
 mov(r2, 1)
 and_(r0, r2)
 beq(OUTSIDE)
-ldr(r0, [r3, 84])  # copy the input row into the padded row, 4 bytes at a time
-ldr(r1, [r3, 28])
-ldr(r2, [r3, 24])
-add(r2, r2, r1)
-label(CP)
-data(2, 0xF850, 0x4B04)  # ldr r4, [r0], #4
-data(2, 0xF841, 0x4B04)  # str r4, [r1], #4
-cmp(r1, r2)
-blt(CP)
-ldr(r1, [r3, 72])  # the right padding again (the copy wrote up to 3 bytes of it)
-ldr(r4, [r3, 56])
-str(r4, [r1, 0])
-str(r4, [r1, 4])
-ldr(r0, [r3, 32])
-b(ROWSRC)
-label(OUTSIDE)
-ldr(r0, [r3, 36])
-label(ROWSRC)
-data(2, 0x9000)  # str r0, [sp, 0]: the row the loops read
+"""
+    + _COPY
+    + """\
 ldr(r1, [r3, 44])  # the first channel's sums
 ldr(r5, [r3, 68])  # the loop
 """
+)
 
 _TAIL = """\
 label(JNEXT)
@@ -468,7 +477,8 @@ def _oc_loop(sw, pairs, name):
 # [25] 100 kernel rows left, [26] 104 bytes between output rows' windows, [27] 108 stride
 # down, [28] 112 dilation down, [29] 116 bytes between rows of sums, [30] 120 the end of
 # the loops' sums of whole groups of 4 pixels (a row's last 2 pixels: _oc_tail).
-_OC_DRIVER = """\
+_OC_DRIVER = (
+    """\
 data(2, 0xE92D, 0x0F01)  # push {r0, r8-r11}
 data(2, 0xB084)  # sub sp, #16
 label(ROW)
@@ -506,25 +516,9 @@ ldr(r0, [r3, 80])
 ldr(r1, [r3, 4])
 cmp(r0, r1)
 bcs(OUTSIDE)  # unsigned: above the input too
-ldr(r0, [r3, 84])  # copy the input row into the padded row, 4 bytes at a time
-ldr(r1, [r3, 28])
-ldr(r2, [r3, 24])
-add(r2, r2, r1)
-label(CP)
-data(2, 0xF850, 0x4B04)  # ldr r4, [r0], #4
-data(2, 0xF841, 0x4B04)  # str r4, [r1], #4
-cmp(r1, r2)
-blt(CP)
-ldr(r1, [r3, 72])  # the right padding again (the copy wrote up to 3 bytes of it)
-ldr(r4, [r3, 56])
-str(r4, [r1, 0])
-str(r4, [r1, 4])
-ldr(r0, [r3, 32])
-b(ROWSRC)
-label(OUTSIDE)
-ldr(r0, [r3, 36])
-label(ROWSRC)
-data(2, 0x9000)  # str r0, [sp, 0]: the row the loops read
+"""
+    + _COPY
+    + """\
 ldr(r5, [r3, 68])  # the loop
 cmp(r5, %(one)d)
 bne(NF3)
@@ -611,6 +605,7 @@ b(DONE)
 label(NEXTROW)
 b(ROW)
 """
+)
 
 
 def _oc_single():
