@@ -28,8 +28,13 @@ DW_STEP = (
 )
 DIRECT = ("conv 3x3 8 -> 1 (decoder)", "conv 3x3 s2 4 -> 4 grouped 2", "conv 3x3 s2 1 -> 8 (first layer)")
 # by output pixels on Thumb-2 (native/q_conv_mla_thumb.py): one group, 3 wide (stride 1 or 2 across)
-# or 5 wide (stride 1); with the DSP extension only with at most 8 output or 4 input channels
+# or 5 wide (stride 1); with the DSP extension 3-wide kernels (by pixels and channels:
+# native/q_conv_mla_dsp.rows_oc) and those with at most 8 output or 4 input channels
 MLA = (
+    "conv 3x3 16 -> 16 (resnet)",
+    "conv 3x3 s2 dilated 2 x 1, 5 -> 7, batch 2, extremes",
+    "conv 3x3 16 -> 8, 14 wide (autoencoder)",
+    "conv 3x3 3 -> 31, bands",
     "conv 3x3 s2 (first layer)",
     "conv 1x3 130 wide, 21 channels",
     "conv 3x3 8 -> 1 (decoder)",
@@ -39,7 +44,18 @@ MLA = (
     "conv 3x3 rows dilated 2, 6 -> 3",
     "conv 1x5, 3 -> 16, 40 wide",
 )
-MLA_NOT_DSP = ("conv 3x3 16 -> 16 (resnet)",)
+
+# of those, the ones the DSP extension takes by output pixels and channels (q_conv_mla_dsp.rows_oc:
+# 3 wide, stride 2 or 1 with one or at least 4 output channels)
+MLA_OC = (
+    "conv 3x3 8 -> 1 (decoder)",
+    "conv 3x3 16 -> 16 (resnet)",
+    "conv 3x3 s2 dilated 2 x 1, 5 -> 7, batch 2, extremes",
+    "conv 3x3 16 -> 8, 14 wide (autoencoder)",
+    "conv 3x3 3 -> 31, bands",
+    "conv 3x3 s2 (first layer)",
+    "conv 3x3 s2 1 -> 8 (first layer)",
+)
 
 
 def _layers(target):
@@ -47,7 +63,7 @@ def _layers(target):
         code = open(RUNNER).read()
         out = run_code(target, code, timeout=300)
         rows = [line[6:].split("|") for line in out.splitlines() if line.startswith("LAYER ")]
-        assert len(rows) == 24, out[-2000:]
+        assert len(rows) == 27, out[-2000:]
         _CACHE[target] = {name: (step, total, same) for name, step, total, same in rows}
     return _CACHE[target]
 
@@ -71,7 +87,9 @@ def test_fast_paths_match_the_reference_and_cpython(target):
         elif name.startswith("depthwise"):  # 3x3: padded planes and asm_thumb windows on Arm
             want = "native.q_conv_dw3x3_thumb._step_thumb" if dots != "viper" else "native.q_conv_dw_viper._step_3x3"
             want += "+dsp" if dots == "dsp" else ""
-        elif dots != "viper" and (name in MLA or (name in MLA_NOT_DSP and dots != "dsp")):
+        elif dots == "dsp" and name in MLA_OC:
+            want = "native.q_conv_mla_dsp._step_oc"
+        elif dots != "viper" and name in MLA:
             want = "native.q_conv_mla_thumb._step"
         elif name in DIRECT and dots == "viper":  # 3x3, 1-2 output channels per group: windows in place
             want = "native.q_conv_direct_viper._step"

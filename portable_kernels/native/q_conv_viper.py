@@ -87,6 +87,12 @@ def prepare(x, weight, channels, geom, zx, zo, lo, hi, out):
     else:
         from portable_kernels.native.q_dots_viper import dots
     plane = oh * ow
+    if DSP:  # 3 wide: by output pixels and channels where q_conv_mla_dsp takes it
+        from portable_kernels.native import q_conv_mla_dsp
+
+        step = q_conv_mla_dsp.prepare(x, out, params, wt, geom, tail, kp, rq, _fill_rq)
+        if step is not None:
+            return step
     if THUMB2 and _by_pixels(geom, kn, kp):
         from portable_kernels.native import q_conv_mla_thumb
 
@@ -160,7 +166,9 @@ def _by_pixels(geom, kn, kp):
     across: there the row gather, paid once for all output channels, costs less than those
     pixel loops (resnet8's 32 -> 32 3x3 on 16 x 16: 1.9 instructions per multiply-accumulate
     by the gather, 2.1 by pixels; 16 -> 16 on 32 x 32: 2.3 against 1.9; 5-wide, stride 1,
-    lenet5's 6 -> 16: 2.55 against 2.24, imu_cnn1d's 16 -> 32: 2.29 against 1.75)."""
+    lenet5's 6 -> 16: 2.55 against 2.24, imu_cnn1d's 16 -> 32: 2.29 against 1.75), but where
+    q_conv_mla_dsp.rows_oc takes it (by pixels and channels: conv_autoencoder's 8 -> 16 stride
+    2 on 7 x 7, 3.72 by the gather, 2.05 there: prepare asks it first)."""
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     if DSP and opg > 8 and cpg > 4 and not (sw == 1 and (kw == 5 or (ow >= 16 and oh * ow >= 512))):
         return False

@@ -116,6 +116,13 @@ LAYERS = [
     ("conv 5x5 rows s2 pad 2, 3 -> 5, batch 2, extremes", (2, 3, 11, 12), (5, 3, 5, 5), (2, 1), (2, 2), (1, 1), 1),
     ("conv 3x3 rows dilated 2, 6 -> 3", (1, 6, 9, 10), (3, 6, 3, 3), (1, 1), (2, 1), (2, 1), 1),
     ("conv 1x5, 3 -> 16, 40 wide", (1, 3, 1, 40), (16, 3, 1, 5), (1, 1), (0, 2), (1, 1), 1),
+    # on the DSP extension by output pixels and channels (q_conv_mla_dsp.rows_oc): stride 2
+    # across, rows dilated, batch 2, an odd channel count; stride 1 on rows of 14 (3 groups of 4
+    # pixels and the last 2 on their own)
+    ("conv 3x3 s2 dilated 2 x 1, 5 -> 7, batch 2, extremes", (2, 5, 13, 11), (7, 5, 3, 3), (2, 2), (1, 1), (2, 1), 1),
+    ("conv 3x3 16 -> 8, 14 wide (autoencoder)", (1, 16, 6, 14), (8, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    # 12 x 12 x 31 sums: bands of 5, 5 and 2 rows (each band's sums at once: at most 2,048)
+    ("conv 3x3 3 -> 31, bands", (1, 3, 12, 12), (31, 3, 3, 3), (1, 1), (1, 1), (1, 1), 1),
 ]
 
 FALLBACK_DW = ("depthwise 3x3", "depthwise 3x3 s2")
@@ -173,13 +180,14 @@ def step_name(step, ctx):
         "native.q_dw_step_thumb",
         "native.q_conv_direct_viper",
         "native.q_conv_mla_thumb",
+        "native.q_conv_mla_dsp",
         "native.q_conv_viper",
         "native.q_conv_pw_viper",
         "native.q_linear_thumb",
         "quantized.op_conv2d_packed",
     ):
         m = sys.modules.get("portable_kernels." + mod)
-        for fn in ("_step", "_step_pw", "_step_thumb", "_step_3x3", "_conv_ref", "_linear", "dw3x3"):
+        for fn in ("_step", "_step_pw", "_step_thumb", "_step_3x3", "_step_oc", "_conv_ref", "_linear", "dw3x3"):
             if m is not None and getattr(m, fn, None) is step:
                 if mod in ("native.q_conv_viper", "native.q_conv_pw_viper"):  # the dot kernel it calls: asm_thumb or viper
                     dots = "viper"
