@@ -1,8 +1,8 @@
 """rows_oc's weight words expanded on each run (portable_kernels/native/q_oc_weights_dsp.expand)
 on the `cortex-m7` board: QEMU instructions (-icount shift=0: ticks_us x 1000) per call and per
 (kernel row, output channel), against the same words made by Python code on the board in the
-same run (q_conv_mla_dsp.oc_weights as first written, and the viper loop _pack that h56 now
-runs at load instead, both copied below: one call each). Each call's own cost is
+same run (the load-time Python loop and viper loop, _pack, that q_conv_mla_dsp first used
+before each run expanded the words with expand: both copied below, one call each). Each call's own cost is
 the loop of REPEAT calls less the same loop calling an empty assembler function. Prints a
 markdown table (benchmarks/oc_weights.md) and the heap the import takes; not a test.
 

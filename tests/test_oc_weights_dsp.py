@@ -1,6 +1,6 @@
 """portable_kernels/native/q_oc_weights_dsp.expand on the Cortex-M7 (the only board with the
 DSP extension): for every geometry, random packed bytes (0..255, padding bytes too), the
-words must be exactly those of q_conv_mla_dsp.oc_weights (copied here as the reference),
+words must be exactly those of the Python reference below (the layout rows_oc reads),
 written under heap_lock, with nothing written past the output (tests/device/oc_weights_runner.py)."""
 
 import os
@@ -19,8 +19,8 @@ GEOMS += [(o, c, k) for o in (1, 2, 5, 6) for c, k in ((2, 1), (6, 1), (5, 3), (
 
 
 def oc_weights(wt, geom, kp):
-    """The reference: native/q_conv_mla_dsp.oc_weights as first written on branch h56 (a
-    Python loop; h56 now writes the same words with a viper loop, _pack)."""
+    """The reference: the words rows_oc reads (native/q_conv_mla_dsp.py), as its load-time
+    Python loop first wrote them (each run now expands them with q_oc_weights_dsp.expand)."""
     opg, cpg, kh = geom[2], geom[3], geom[6]
     out = array("i", bytearray(4 * opg * (1 + 2 * cpg * kh)))
     pairs = opg & ~1

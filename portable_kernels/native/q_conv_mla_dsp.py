@@ -5,8 +5,9 @@ SMLAD / SMLABB / SMLATB, 17 instructions per 12 multiply-accumulates instead of 
 copied to RAM at import, and ports without DSP import only q_conv_mla_thumb's.
 
 rows_oc goes by output pixels and channels (3-wide kernels, stride 1 or 2 across: takes):
-the lanes of 4 pixels serve every output channel, whose two weight words (oc_weights, written
-at load) and 4 sums are one LDM each: 13 instructions per 12 multiply-accumulates at stride 1
+the lanes of 4 pixels serve every output channel, whose two weight words (written from the
+packed weights by native/q_oc_weights_dsp.expand at the start of every run into one scratch
+buffer shared by all steps: no copy kept per layer) and 4 sums are one LDM each: 13 instructions per 12 multiply-accumulates at stride 1
 (ARCHITECTURE.md). prepare writes its control words at load; each run gives it a band of
 output rows per call and q_requant_thumb.rows the band's sums. Nothing allocates at run time.
 """
@@ -25,7 +26,7 @@ MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
 OC_VARIANT = const(5)  # host_tools/codegen/conv_mla.OC_VARIANT: stride 1, the next stride 2
 _OC_SUMS = const(512)  # the most sums of one output row (q_conv_viper's _ACC_WORDS)
-_OC_WORDS = const(4096)  # the most weight words a convolution keeps (16 KB)
+_OC_WORDS = const(4096)  # the most weight words of a convolution (the shared scratch: 16 KB at most)
 _OC_BAND = const(2048)  # the most [channel][pixel] sums of a band of rows (8 KB)
 
 
@@ -46,6 +47,11 @@ def prepare(x, out, params, wt, geom, tail, kp, rq, fill_rq):
     the scratch's addresses, are written here; each run gives rows_oc a band of output rows at
     a time, then q_requant_thumb.rows (rq) the band."""
     if not takes(geom):
+        return None
+    from portable_kernels.native import q_oc_weights_dsp
+    from portable_kernels.native.thumb_steps import address
+
+    if address(wt) & 3:  # expand's word loads (a .pte constant is 16-aligned; a caller's buffer may not be)
         return None
     n, groups, opg, cpg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom
     owp = (ow + 3) & ~3
@@ -81,18 +87,22 @@ def prepare(x, out, params, wt, geom, tail, kp, rq, fill_rq):
         out.buf,
         params,
         g,
-        oc_weights(wt, geom, kp),
+        scratch.rows("oc w", opg * (1 + 2 * cpg * kh)),  # the weight words, written by every run
         c,
         rqa,
         rq,
         scratch.rows("sx", band * ow),
         scratch.rows("acc", opg * (band * ow + 4) + owp * opg),
         scratch.rows("qm rows", prow >> 1),  # the padded row, then the row of padding
+        wt,
+        q_oc_weights_dsp.control(opg, cpg, kh, kp),
+        q_oc_weights_dsp.expand,
     )
     return _step_oc, ctx
 
 
 def _step_oc(ctx):
+    ctx[13](ctx[11], ctx[4], ctx[12])  # the weight words into the shared scratch (q_oc_weights_dsp)
     _conv_oc(ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], ctx[9], ctx[10])
 
 
@@ -147,44 +157,6 @@ def _conv_oc(xobj, oobj, pobj, gobj, wsobj, cobj, rqobj, rq, sxobj, accobj, rows
             rc[3] = g[1] + (b * opg * oh + oy) * ow
             rq(accobj, sxobj, oobj, rqobj)
             oy += r
-
-
-def oc_weights(wt, geom, kp):
-    """The words rows_oc reads (load time: kept by the step): each output channel's
-    128 * sum(w), then for each input channel, kernel row and output channel the halfwords
-    (w0, w2) and the word w1 (signed). wt: the packed weights (uint8 w + 128, channel
-    pairs interleaved 4 bytes at a time: host_tools/quantize/pack.py)."""
-    opg, rows = geom[2], geom[3] * geom[6]
-    out = array("i", bytearray(4 * opg * (1 + 2 * rows)))
-    _pack(wt, out, opg, rows, kp)
-    return out
-
-
-@micropython.viper
-def _pack(wobj, oobj, opg: int, rows: int, kp: int):
-    # oc_weights' words from the packed bytes: weight k of a channel at base + k, or in a pair
-    # at base + k + 4 * (k >> 2) (4 bytes of each channel at a time)
-    w = ptr8(wobj)
-    o = ptr32(oobj)
-    for ch in range(opg):
-        base = ch * kp
-        gap = 0
-        if ch < (opg & ~1):
-            base = (ch & ~1) * kp + (ch & 1) * 4
-            gap = 4
-        s = 0
-        for r in range(rows):
-            k = 3 * r
-            v0 = int(w[base + k + gap * (k >> 2)]) - 128
-            k += 1
-            v1 = int(w[base + k + gap * (k >> 2)]) - 128
-            k += 1
-            v2 = int(w[base + k + gap * (k >> 2)]) - 128
-            s += v0 + v1 + v2
-            i = opg + 2 * (r * opg + ch)
-            o[i] = (v0 & 0xFFFF) | (v2 << 16)
-            o[i + 1] = v1
-        o[ch] = 128 * s
 
 
 @micropython.asm_thumb
@@ -556,7 +528,7 @@ def rows_mla(r0):
 def rows_oc(r0):
     # rows_mla's ctl and stack, with the loops by output channels (ctl[17]
     # conv_mla.OC_VARIANT or the next): ctl[10] the weight words, [15] each channel's
-    # 128 * sum(w) (oc_weights), [12] every output channel (one pass), [22] [23] the
+    # 128 * sum(w) (q_oc_weights_dsp.expand), [12] every output channel (one pass), [22] [23] the
     # loops' sums (after the [channel][pixel] ones: twice ctl[12] * ctl[13] bytes).
     # block conv_oc_rows_dsp: generated by host_tools/codegen/blocks.py
     data(2, 0xE92D, 0x0F01)  # push {r0, r8-r11}
