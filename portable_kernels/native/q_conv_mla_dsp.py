@@ -27,7 +27,7 @@ MARCH = ("armv7m", "armv7em", "armv7emsp", "armv7emdp")
 OC_VARIANT = const(5)  # host_tools/codegen/conv_mla.OC_VARIANT: stride 1, the next stride 2
 _OC_SUMS = const(512)  # the most sums of one output row (q_conv_viper's _ACC_WORDS)
 _OC_WORDS = const(4096)  # the most weight words of a convolution (the shared scratch: 16 KB at most)
-_OC_BAND = const(2048)  # the most [channel][pixel] sums of a band of rows (8 KB)
+_OC_BAND = const(512)  # the most [channel][pixel] sums of a band of rows (2 KB)
 
 
 def takes(geom):
