@@ -178,5 +178,5 @@ def _u32(b, p):
 def _i32(b, p):
     top = b[p + 3]
     if top & 0x80:
-        return (b[p] | b[p + 1] << 8 | b[p + 2] << 16) - ((256 - top) << 24)
+        return ((top - 256) << 24) + (b[p] | b[p + 1] << 8 | b[p + 2] << 16)
     return b[p] | b[p + 1] << 8 | b[p + 2] << 16 | top << 24
