@@ -24,10 +24,6 @@ from mpy_et.tensor import Tensor
 
 _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
 _USES_KEPT = 8  # instruction indices kept per operator for an OperatorMissing message
-# Less heap free than this + _COMPACT_PER * instructions when the steps are
-# built: collect before each kernel's prepare (Method._instructions).
-_COMPACT_BELOW = 65536
-_COMPACT_PER = 128
 
 
 class Method:
@@ -323,8 +319,10 @@ class Method:
                 # prepare asks for (a module's native code, a scratch buffer)
                 # still find room (resnet8 fp32 patched on the 224 KB board:
                 # a load peak 8 KB above what it keeps instead of 21 KB).
+                # Short of room: less than 64 KB + 128 B per instruction free
+                # (literals: a named constant would cost RAM on a port).
                 free = collect_garbage()
-                compact = free is not None and free < _COMPACT_BELOW + _COMPACT_PER * n
+                compact = free is not None and free < 65536 + 128 * n
             for i in range(n):
                 if at is not None:
                     at[i] = j
