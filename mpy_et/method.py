@@ -19,7 +19,7 @@ from mpy_et.errors import (
 from mpy_et.flatbuf import FlatReader
 from mpy_et.kernels import resolve
 from mpy_et.noalloc import all_marked, mark
-from mpy_et.port import collect_garbage, heap_lock, heap_unlock, ticks_diff, ticks_us
+from mpy_et.port import heap_lock, heap_unlock, ticks_diff, ticks_us
 from mpy_et.tensor import Tensor
 
 _MAX_BUFFER = 1 << 31  # planned buffers above 2 GiB are treated as corrupt
@@ -121,13 +121,13 @@ class Method:
                     values[i] = _LAZY  # made on first use (see _value)
                 elif tag == S.KERNEL_TYPES_DOUBLE_LIST:
                     r.vector(pos, S.DOUBLE_LIST_ITEMS, 8, what)  # checked now, made on first use
-                    values[i] = _LAZY_LIST
+                    values[i] = _scalar_list  # not made yet: made on first use (see _value)
                 elif tag == S.KERNEL_TYPES_BOOL_LIST:
                     r.vector(pos, S.BOOL_LIST_ITEMS, 1, what)
-                    values[i] = _LAZY_LIST
+                    values[i] = _scalar_list  # not made yet: made on first use (see _value)
                 elif tag == S.KERNEL_TYPES_INT_LIST:
                     r.vector(pos, S.INT_LIST_ITEMS, 8, what)  # its items are checked when it is made
-                    values[i] = _LAZY_LIST
+                    values[i] = _scalar_list  # not made yet: made on first use (see _value)
                 elif tag in (S.KERNEL_TYPES_TENSOR_LIST, S.KERNEL_TYPES_OPTIONAL_TENSOR_LIST):
                     s, k = r.vector(pos, S.TENSOR_LIST_ITEMS, 4, what)  # same slot in OptionalTensorList
                     lists.append((i, tag, r.ints(s, k, "i")))
@@ -321,6 +321,8 @@ class Method:
                 # a load peak 8 KB above what it keeps instead of 21 KB).
                 # Short of room: less than 64 KB + 128 B per instruction free
                 # (literals: a named constant would cost RAM on a port).
+                from mpy_et.port import collect_garbage  # a local name: no slot in the module's globals
+
                 free = collect_garbage()
                 compact = free is not None and free < 65536 + 128 * n
             for i in range(n):
@@ -605,7 +607,7 @@ class Method:
         v = values[i]
         if v is _LAZY:
             v = values[i] = self._make_tensor(i)
-        elif v is _LAZY_LIST:
+        elif v is _scalar_list:  # a list not made yet (the function marks it: no marker object)
             v = values[i] = _scalar_list(self.program.reader, self._values_start, len(values), i)
         return v
 
@@ -924,7 +926,6 @@ def _stream_plan():
 
 
 _LAZY = object()  # a tensor value not made yet
-_LAZY_LIST = object()  # an Int, Double or Bool list value not made yet (_scalar_list)
 
 
 def _scalar_list(r, start, n, i):
