@@ -318,7 +318,7 @@ class Method:
                 # together instead of leaving holes, and the large blocks a
                 # prepare asks for (a module's native code, a scratch buffer)
                 # still find room (resnet8 fp32 patched on the 224 KB board:
-                # a load peak 8 KB above what it keeps instead of 21 KB).
+                # a load peak 10 KB above what it keeps instead of 21 KB).
                 # Short of room: less than 64 KB + 128 B per instruction free
                 # (literals: a named constant would cost RAM on a port).
                 from mpy_et.port import collect_garbage  # a local name: no slot in the module's globals
