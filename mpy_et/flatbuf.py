@@ -58,14 +58,13 @@ class FlatReader:
         return lo | hi << 32 if hi else lo
 
     def i64(self, pos, what):
-        lo = self.u32(pos, what)
-        hi = self.u32(pos + 4, what)
-        if not hi:
-            return lo
-        if hi == 0xFFFFFFFF and lo & 0x80000000:  # a small negative number
-            return lo - 0x100000000
-        hi = lo | hi << 32
-        return hi - (1 << 64) if hi & 0x8000000000000000 else hi
+        if pos < 0 or pos + 8 > self.end:
+            self._past_end(pos, 8, what)
+        b = self.buf
+        hi = _i32(b, pos + 4)
+        if hi == 0 and b[pos + 3] < 0x40 or hi == -1 and b[pos + 3] >= 0xC0:
+            return _i32(b, pos)  # fits a small int (the usual sizes, indices, -1)
+        return (hi << 32) + _u32(b, pos)
 
     def f64(self, pos, what):
         if pos < 0 or pos + 8 > self.end:
@@ -170,6 +169,14 @@ def _u32(b, p):
     return b[p] | b[p + 1] << 8 | b[p + 2] << 16 | b[p + 3] << 24
 
 
+# A 32-bit port's small ints hold 31 bits: _u32 of a negative number (a
+# table's offset to its vtable, an int value of -1) would build a big int on
+# the heap, and one more to subtract 2**32. _i32 and FlatReader.i64 make no
+# object for values that fit a small int.
+
+
 def _i32(b, p):
-    v = _u32(b, p)
-    return v - 0x100000000 if v & 0x80000000 else v
+    top = b[p + 3]
+    if top & 0x80:
+        return ((top - 256) << 24) + (b[p] | b[p + 1] << 8 | b[p + 2] << 16)
+    return b[p] | b[p + 1] << 8 | b[p + 2] << 16 | top << 24

@@ -97,7 +97,7 @@ class Method:
     def _values(self, r, plan, w):
         start, n = r.vector(plan, S.EXECUTION_PLAN_VALUES, 4, w + " values")
         values = [None] * n
-        self._values_start = start  # tensors are read again from here when first used
+        self._values_start = start  # tensors and scalar lists are read again from here when first used
         lists = []
         what = _VALUE  # the index goes into the message only on failure: no string per value
         for i in range(n):
@@ -120,14 +120,14 @@ class Method:
                 elif tag == S.KERNEL_TYPES_TENSOR:
                     values[i] = _LAZY  # made on first use (see _value)
                 elif tag == S.KERNEL_TYPES_DOUBLE_LIST:
-                    s, k = r.vector(pos, S.DOUBLE_LIST_ITEMS, 8, what)
-                    values[i] = r.ints(s, k, "d")
+                    r.vector(pos, S.DOUBLE_LIST_ITEMS, 8, what)  # checked now, made on first use
+                    values[i] = _scalar_list  # not made yet: made on first use (see _value)
                 elif tag == S.KERNEL_TYPES_BOOL_LIST:
-                    s, k = r.vector(pos, S.BOOL_LIST_ITEMS, 1, what)
-                    values[i] = tuple(bool(b) for b in r.ints(s, k, "B"))
+                    r.vector(pos, S.BOOL_LIST_ITEMS, 1, what)
+                    values[i] = _scalar_list  # not made yet: made on first use (see _value)
                 elif tag == S.KERNEL_TYPES_INT_LIST:
-                    s, k = r.vector(pos, S.INT_LIST_ITEMS, 8, what)
-                    lists.append((i, tag, r.ints(s, k, "q")))
+                    r.vector(pos, S.INT_LIST_ITEMS, 8, what)  # its items are checked when it is made
+                    values[i] = _scalar_list  # not made yet: made on first use (see _value)
                 elif tag in (S.KERNEL_TYPES_TENSOR_LIST, S.KERNEL_TYPES_OPTIONAL_TENSOR_LIST):
                     s, k = r.vector(pos, S.TENSOR_LIST_ITEMS, 4, what)  # same slot in OptionalTensorList
                     lists.append((i, tag, r.ints(s, k, "i")))
@@ -135,7 +135,7 @@ class Method:
                     r.fail(what, "unknown value type tag %d" % tag)
             except MpyEtError as e:
                 raise _located(e, _VALUE, "values[%d]" % i)
-        # Boxed lists hold value indices; resolve them once all values exist.
+        # Tensor lists hold value indices; resolve them once all values exist.
         for i, tag, items in lists:
             out = []
             for j in items:
@@ -145,16 +145,14 @@ class Method:
                 if j < 0 or j >= n:
                     r.fail("values[%d]" % i, "list item refers to values[%d]; there are %d values" % (j, n))
                 v = self._value(values, j)
-                if tag == S.KERNEL_TYPES_INT_LIST:
-                    ok = isinstance(v, int) and not isinstance(v, bool)
-                elif tag == S.KERNEL_TYPES_TENSOR_LIST:
+                if tag == S.KERNEL_TYPES_TENSOR_LIST:
                     ok = isinstance(v, Tensor)
                 else:
                     ok = v is None or isinstance(v, Tensor)
                 if not ok:
                     r.fail("values[%d]" % i, "list item values[%d] has the wrong type (%s)" % (j, type(v).__name__))
                 out.append(v)
-            values[i] = tuple(out) if tag == S.KERNEL_TYPES_INT_LIST else out
+            values[i] = out
         return values
 
     def _tensor(self, r, pos, what):
@@ -314,6 +312,19 @@ class Method:
                     self.stream_scratch_bytes = stream.layout(w)
                 if self._jumps:
                     at = array("i", bytes(4 * (n + 1)))
+                # On a heap short of room for the steps still to build, collect
+                # before each kernel's prepare: the previous instruction's
+                # garbage is reused at once, so what the steps keep packs
+                # together instead of leaving holes, and the large blocks a
+                # prepare asks for (a module's native code, a scratch buffer)
+                # still find room (resnet8 fp32 patched on the 224 KB board:
+                # a load peak 10 KB above what it keeps instead of 21 KB).
+                # Short of room: less than 64 KB + 128 B per instruction free
+                # (literals: a named constant would cost RAM on a port).
+                from mpy_et.port import collect_garbage  # a local name: no slot in the module's globals
+
+                free = collect_garbage()
+                compact = free is not None and free < 65536 + 128 * n
             for i in range(n):
                 if at is not None:
                     at[i] = j
@@ -405,6 +416,8 @@ class Method:
                                 else "instruction %d (%s): a tensor in dim_order %s (e.g. channels-last); this kernel takes the contiguous order only"
                                 % (i, name, list(v.dim_order)),
                             )
+                if compact:
+                    collect_garbage()
                 try:  # inline, not a helper: a helper's frame would be heap-allocated per call
                     step = kernel(*vals)
                 except MpyEtError as e:
@@ -594,6 +607,8 @@ class Method:
         v = values[i]
         if v is _LAZY:
             v = values[i] = self._make_tensor(i)
+        elif v is _scalar_list:  # a list not made yet (the function marks it: no marker object)
+            v = values[i] = _scalar_list(self.program.reader, self._values_start, len(values), i)
         return v
 
     def _make_tensor(self, i):
@@ -911,6 +926,37 @@ def _stream_plan():
 
 
 _LAZY = object()  # a tensor value not made yet
+
+
+def _scalar_list(r, start, n, i):
+    """values[i] (of n), an Int, Double or Bool list, as a tuple, made when an
+    instruction first needs it: lists made all at the start of the load stay
+    scattered among its garbage until their last use (a 224 KB board's heap
+    then lacks a few hundred contiguous bytes with 14 KB free). _values
+    checked its vector."""
+    ev = r.table_at(start, i, _VALUE)
+    tag = r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, _VALUE)
+    pos = r.subtable(ev, S.EVALUE_VAL, _VALUE)
+    if tag == S.KERNEL_TYPES_DOUBLE_LIST:
+        s, k = r.vector(pos, S.DOUBLE_LIST_ITEMS, 8, _VALUE)
+        return r.ints(s, k, "d")
+    if tag == S.KERNEL_TYPES_BOOL_LIST:
+        s, k = r.vector(pos, S.BOOL_LIST_ITEMS, 1, _VALUE)
+        return tuple(bool(b) for b in r.ints(s, k, "B"))
+    s, k = r.vector(pos, S.INT_LIST_ITEMS, 8, _VALUE)
+    out = [0] * k
+    while k:  # each item is the Int value it names, as the program holds it
+        k -= 1
+        j = r.i64(s + 8 * k, _VALUE)
+        if j < 0 or j >= n:
+            r.fail("values[%d]" % i, "list item refers to values[%d]; there are %d values" % (j, n))
+        ev = r.table_at(start, j, _VALUE)
+        if r.scalar(ev, S.EVALUE_VAL_TYPE, FlatReader.u8, 0, _VALUE) != S.KERNEL_TYPES_INT:
+            r.fail("values[%d]" % i, "list item values[%d] is not an Int" % j)
+        out[k] = r.scalar(r.subtable(ev, S.EVALUE_VAL, _VALUE), S.INT_INT_VAL, FlatReader.i64, 0, _VALUE)
+    return tuple(out)
+
+
 _VALUE = "value"
 _INSTRUCTION = "instruction"
 

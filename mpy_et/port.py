@@ -25,9 +25,12 @@ if IS_MICROPYTHON:
 
     def collect_garbage():
         """A full collection, unless the program turned automatic collection
-        off (gc.disable(): e.g. where collecting is unsafe, as on WebAssembly)."""
+        off (gc.disable(): e.g. where collecting is unsafe, as on WebAssembly).
+        Returns the free heap after it, or None when it did not collect."""
         if _gc.isenabled():
             _gc.collect()
+            return _gc.mem_free()
+        return None
 
     def collect_often():
         """Collect after every eighth of the free heap is allocated (at least
@@ -47,7 +50,7 @@ if IS_MICROPYTHON:
 else:
 
     def collect_garbage():  # CPython frees by reference counting
-        pass
+        return None
 
     def collect_often():
         return None
